@@ -1,0 +1,35 @@
+"""Named sessions that CI and humans both run: ``nox -s tests typecheck docs bench``."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests", "typecheck"]
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The full test suite (conformance, unit, property tests, mypy)."""
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """``mypy --strict`` over src, tests and this file."""
+    session.install("-e", ".[test]", "nox")
+    session.run("mypy", "--strict", "src", "tests", "noxfile.py")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Check the docs: every rule ID cited in code or tests is explained in docs/semantics.md."""
+    session.install("-e", ".")
+    session.run("python", "docs/check_docs.py")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Benchmarks at the S/M/L tiers; writes benchmarks/results/*.json and a markdown table."""
+    session.install("-e", ".")
+    session.run("python", "benchmarks/bench_classic.py", *session.posargs)

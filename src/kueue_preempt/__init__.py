@@ -1,0 +1,112 @@
+"""kueue_preempt: Kueue's preemption algorithms as typed, pure-Python functions.
+
+Import the public API from here; submodules are one concept each (``quantity``, ``model``,
+``quota``, ``priority``, ``ordering``, ``policy``, ``classic``, ``preemption``).
+"""
+
+from __future__ import annotations
+
+from .classic import classic_targets
+from .config import FairSharingConfig, FairSharingStrategy, PreemptionConfig, RequeuingTimestamp
+from .errors import (
+    CohortCycle,
+    ConfigurationError,
+    DuplicateName,
+    InputTooLarge,
+    InvalidBoost,
+    InvalidModel,
+    InvalidQuantity,
+    KueuePreemptError,
+    UnknownClusterQueue,
+    UnknownCohort,
+    UnknownReference,
+    UnsupportedConfiguration,
+)
+from .messages import human_readable_reason, preemption_message
+from .model import (
+    Assignment,
+    BorrowWithinCohort,
+    ClusterQueue,
+    ClusterQueuePreemption,
+    Cohort,
+    Condition,
+    FlavorAssignmentMode,
+    FlavorResource,
+    PodSetUsage,
+    PreemptionPolicy,
+    PreemptionReason,
+    ResourceQuota,
+    Target,
+    Workload,
+)
+from .ordering import candidate_sort_key, candidates_ordering, sort_candidates
+from .policy import queue_order_timestamp, satisfies_preemption_policy
+from .preemption import get_targets
+from .priority import (
+    BOOST_ANNOTATION,
+    PriorityInfo,
+    effective_priority,
+    parse_boost,
+    preemption_cost,
+    priority_info,
+    validate_boost,
+)
+from .quantity import UNLIMITED, parse_quantity, quota_amount, request_amount
+from .quota import QuotaNode, Snapshot
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Assignment",
+    "BOOST_ANNOTATION",
+    "BorrowWithinCohort",
+    "ClusterQueue",
+    "ClusterQueuePreemption",
+    "Cohort",
+    "CohortCycle",
+    "Condition",
+    "ConfigurationError",
+    "DuplicateName",
+    "FairSharingConfig",
+    "FairSharingStrategy",
+    "FlavorAssignmentMode",
+    "FlavorResource",
+    "InputTooLarge",
+    "InvalidBoost",
+    "InvalidModel",
+    "InvalidQuantity",
+    "KueuePreemptError",
+    "PodSetUsage",
+    "PreemptionConfig",
+    "PreemptionPolicy",
+    "PreemptionReason",
+    "PriorityInfo",
+    "QuotaNode",
+    "RequeuingTimestamp",
+    "ResourceQuota",
+    "Snapshot",
+    "Target",
+    "UNLIMITED",
+    "UnknownClusterQueue",
+    "UnknownCohort",
+    "UnknownReference",
+    "UnsupportedConfiguration",
+    "Workload",
+    "candidate_sort_key",
+    "candidates_ordering",
+    "classic_targets",
+    "effective_priority",
+    "get_targets",
+    "human_readable_reason",
+    "parse_boost",
+    "parse_quantity",
+    "preemption_cost",
+    "preemption_message",
+    "priority_info",
+    "queue_order_timestamp",
+    "quota_amount",
+    "request_amount",
+    "satisfies_preemption_policy",
+    "sort_candidates",
+    "validate_boost",
+]

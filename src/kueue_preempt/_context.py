@@ -1,0 +1,88 @@
+"""Per-decision context shared by the algorithms (GT-1): the facts derived once per call.
+
+Effective priorities, queue-order timestamps and sort keys are computed from the objects
+once per call (EP-10, ORD-8), so a decision is a function of a point-in-time view.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Iterable
+
+from .config import PreemptionConfig
+from .errors import UnknownClusterQueue
+from .messages import preemption_message
+from .model import Assignment, ClusterQueue, FlavorResource, PreemptionReason, Target, Workload
+from .ordering import SortKey, candidate_sort_key
+from .policy import queue_order_timestamp
+from .priority import effective_priority
+from .quota import QuotaNode, Snapshot
+
+__all__ = ["DecisionContext", "Candidate"]
+
+
+class Candidate:
+    """An admitted workload under consideration, with everything derived about it once."""
+
+    __slots__ = ("workload", "node", "key", "reason", "variant", "lca")
+
+    def __init__(self, workload: Workload, node: QuotaNode, key: SortKey) -> None:
+        self.workload = workload
+        self.node = node
+        # Trailing (ClusterQueue, namespace/name) make the order total, so results do not
+        # depend on input order even when ORD ties (ORD-7, CL-GEN-7a).
+        self.key = key + (node.name, workload.key)
+        self.reason = PreemptionReason.IN_CLUSTER_QUEUE
+        self.variant = 0
+        self.lca: QuotaNode | None = None
+
+    @property
+    def priority(self) -> int:
+        return self.key[2]  # type: ignore[return-value]
+
+
+class DecisionContext:
+    """Inputs of one ``get_targets`` call plus what is derived from them once (GT-1, FA-2)."""
+
+    def __init__(
+        self,
+        preemptor: Workload,
+        cluster_queue: str,
+        assignment: Assignment,
+        snapshot: Snapshot,
+        config: PreemptionConfig,
+        now: datetime | None,
+    ) -> None:
+        if not snapshot.has_cluster_queue(cluster_queue):
+            raise UnknownClusterQueue(f"preemptor Workload {preemptor.key}", "cluster_queue", cluster_queue)
+        self.preemptor = preemptor
+        self.snapshot = snapshot
+        self.config = config
+        self.now = now if now is not None else datetime.now(timezone.utc)  # ORD-8: sampled once
+        self.node = snapshot.cluster_queue(cluster_queue)
+        cq = self.node.cluster_queue
+        assert cq is not None
+        self.cq: ClusterQueue = cq
+        self.requests = assignment.requests
+        self.frnp: frozenset[FlavorResource] = assignment.preempt
+        self.priority = effective_priority(preemptor, boost_enabled=config.priority_boost)
+        self.queue_time = queue_order_timestamp(preemptor, config)
+
+    def candidate(self, workload: Workload, node: QuotaNode) -> Candidate:
+        return Candidate(workload, node, candidate_sort_key(workload, self.cq.name, self.now, self.config))
+
+    def candidate_queue_time(self, workload: Workload) -> datetime:
+        return queue_order_timestamp(workload, self.config)
+
+    def fits(self, allow_borrowing: bool) -> bool:
+        """GT-5 for the preemptor's requests against the current snapshot."""
+        return self.snapshot.fits(self.node, self.requests, allow_borrowing=allow_borrowing)
+
+    def targets(self, selected: Iterable[Candidate]) -> list[Target]:
+        """Turn selected candidates into Targets with Kueue's message (MSG-3, MSG-4)."""
+        preemptor_path = self.snapshot.path(self.node)
+        out = []
+        for c in selected:
+            message = preemption_message(self.preemptor, c.reason.value, preemptor_path, self.snapshot.path(c.node))
+            out.append(Target(workload=c.workload, reason=c.reason, cluster_queue=c.node.name, message=message))
+        return out

@@ -1,0 +1,62 @@
+"""A hashable, immutable mapping used inside the frozen model classes.
+
+``attrs`` frozen classes are hashable only if every field is; a plain ``dict`` is not,
+and a ``MappingProxyType`` still exposes the caller's dict to mutation. ``FrozenMap`` copies
+its input once, so a caller mutating their dict afterwards cannot change a model object.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, Iterator, Mapping, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+__all__ = ["FrozenMap", "frozen_map"]
+
+
+class FrozenMap(Mapping[K, V], Generic[K, V]):
+    """Immutable, hashable mapping. Iteration follows insertion order of the source."""
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, data: Mapping[K, V] | None = None) -> None:
+        self._data: dict[K, V] = dict(data) if data else {}
+        self._hash: int | None = None
+
+    def __getitem__(self, key: K) -> V:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def get(self, key: K, default: V | None = None) -> V | None:  # type: ignore[override]
+        return self._data.get(key, default)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._data.items()))
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FrozenMap):
+            return self._data == other._data
+        if isinstance(other, Mapping):
+            return self._data == dict(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._data!r})"
+
+
+def frozen_map(data: Mapping[K, V] | None = None) -> FrozenMap[K, V]:
+    """attrs converter: return ``data`` unchanged if already frozen, else a frozen copy."""
+    if isinstance(data, FrozenMap):
+        return data
+    return FrozenMap(data)

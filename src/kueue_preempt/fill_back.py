@@ -1,0 +1,36 @@
+"""Minimisation by fill-back (FB-1..FB-3), shared by classic and fair-sharing preemption."""
+
+from __future__ import annotations
+
+from typing import Callable, TypeVar
+
+from .model import Workload
+from .quota import Snapshot
+
+__all__ = ["fill_back"]
+
+T = TypeVar("T")
+
+
+def fill_back(
+    snapshot: Snapshot,
+    targets: list[T],
+    workload_of: Callable[[T], Workload],
+    fits: Callable[[], bool],
+) -> list[T]:
+    """Re-admit every target the preemptor does not need, newest selection first (FB-2).
+
+    Entry state: every target removed from ``snapshot``. The last target is never
+    reconsidered (GT-6). A re-admitted target is swap-removed, which permutes the
+    list exactly as Kueue does (GT-7). Only the fit is re-tested (FB-3). Returns the
+    kept targets; on return they are removed from ``snapshot`` and the rest re-added.
+    """
+    result = list(targets)
+    for i in range(len(result) - 2, -1, -1):
+        snapshot.add_workload(workload_of(result[i]))
+        if fits():
+            result[i] = result[-1]
+            result.pop()
+        else:
+            snapshot.remove_workload(workload_of(result[i]))
+    return result

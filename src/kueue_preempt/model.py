@@ -1,0 +1,413 @@
+"""Immutable value types the algorithms read (DM-1..DM-10).
+
+Every class is a frozen, slotted ``attrs`` class: an object that exists is valid, and no
+algorithm can change a caller's object. Converters at the edge accept convenient inputs
+(strings for enums and times, plain dicts for maps) and store canonical values; derived data
+(a workload's usage per FlavorResource) is computed once at construction.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from decimal import Decimal
+from typing import Iterable, Mapping
+
+import attrs
+
+from ._frozen import FrozenMap, frozen_map
+from ._time import to_optional_time
+from .errors import InvalidModel
+from .quantity import amount_add
+
+__all__ = [
+    "FlavorResource",
+    "ResourceQuota",
+    "PreemptionPolicy",
+    "BorrowWithinCohort",
+    "ClusterQueuePreemption",
+    "ClusterQueue",
+    "Cohort",
+    "Condition",
+    "PodSetUsage",
+    "Workload",
+    "FlavorAssignmentMode",
+    "Assignment",
+    "PreemptionReason",
+    "Target",
+    "INT32_MIN",
+    "INT32_MAX",
+]
+
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+
+@attrs.frozen(order=True)
+class FlavorResource:
+    """A ``(flavor, resource)`` pair, the unit of all quota arithmetic (DM-2)."""
+
+    flavor: str
+    resource: str
+
+    @classmethod
+    def parse(cls, text: str) -> FlavorResource:
+        """Parse ``"flavor/resource"``, splitting on the first ``/`` (resource names may hold ``/``)."""
+        flavor, sep, resource = text.partition("/")
+        if not sep or not flavor or not resource:
+            raise InvalidModel("FlavorResource", "key", f"{text!r} is not '<flavor>/<resource>'")
+        return cls(flavor, resource)
+
+    def __str__(self) -> str:
+        return f"{self.flavor}/{self.resource}"
+
+
+def _non_negative() -> object:
+    def check(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
+        if value is not None and value < 0:
+            raise InvalidModel("ResourceQuota", attr.name, f"must be >= 0, got {value}")
+
+    return check
+
+
+@attrs.frozen
+class ResourceQuota:
+    """Quota of one node for one FlavorResource (DM-3). Amounts are integers (Q-1).
+
+    ``None`` limits mean "no borrowing limit" / "lend everything" (Q-3).
+    """
+
+    nominal: int = attrs.field(default=0, validator=_non_negative())
+    borrowing_limit: int | None = attrs.field(default=None, validator=_non_negative())
+    lending_limit: int | None = attrs.field(default=None, validator=_non_negative())
+
+
+class PreemptionPolicy(str, enum.Enum):
+    """Values of the ClusterQueue preemption fields (POL-1..POL-4)."""
+
+    NEVER = "Never"
+    LOWER_PRIORITY = "LowerPriority"
+    LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority"
+    ANY = "Any"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _policy(value: PreemptionPolicy | str | None) -> PreemptionPolicy:
+    # An empty/absent value defaults to Never, as Kueue's API defaulting does (POL-7, POL-8).
+    if value is None or value == "":
+        return PreemptionPolicy.NEVER
+    try:
+        return PreemptionPolicy(value)
+    except ValueError:
+        raise InvalidModel("preemption policy", "value", f"unknown policy {value!r}") from None
+
+
+def _allowed(*values: PreemptionPolicy) -> object:
+    def check(inst: object, attr: attrs.Attribute[PreemptionPolicy], value: PreemptionPolicy) -> None:
+        if value not in values:
+            allowed = ", ".join(v.value for v in values)
+            raise InvalidModel(type(inst).__name__, attr.name, f"{value.value!r} not in {{{allowed}}} (POL-7)")
+
+    return check
+
+
+@attrs.frozen
+class BorrowWithinCohort:
+    """``preemption.borrowWithinCohort`` (POL-8): may the CQ preempt in its cohort while borrowing."""
+
+    policy: PreemptionPolicy = attrs.field(
+        default=PreemptionPolicy.NEVER,
+        converter=_policy,
+        validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY),
+    )
+    max_priority_threshold: int | None = None
+
+
+@attrs.frozen
+class ClusterQueuePreemption:
+    """A ClusterQueue's preemption stanza; every field defaults to ``Never`` (POL-7)."""
+
+    within_cluster_queue: PreemptionPolicy = attrs.field(
+        default=PreemptionPolicy.NEVER,
+        converter=_policy,
+        validator=_allowed(
+            PreemptionPolicy.NEVER,
+            PreemptionPolicy.LOWER_PRIORITY,
+            PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY,
+        ),
+    )
+    reclaim_within_cohort: PreemptionPolicy = attrs.field(
+        default=PreemptionPolicy.NEVER,
+        converter=_policy,
+        validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.ANY),
+    )
+    borrow_within_cohort: BorrowWithinCohort | None = None
+
+    def __attrs_post_init__(self) -> None:
+        bwc = self.borrow_within_cohort
+        if (
+            self.reclaim_within_cohort is PreemptionPolicy.NEVER
+            and bwc is not None
+            and bwc.policy is not PreemptionPolicy.NEVER
+        ):
+            raise InvalidModel(
+                "ClusterQueuePreemption",
+                "borrow_within_cohort",
+                "requires reclaim_within_cohort != Never (POL-7)",
+            )
+
+
+def _weight(value: float | int | str | Decimal) -> float:
+    if isinstance(value, str):
+        from .quantity import parse_quantity
+
+        value = float(parse_quantity(value, where="fairSharing.weight"))
+    weight = float(value)
+    # FS-W-2: weight >= 0 and a positive weight must exceed 1e-9.
+    if not weight >= 0 or (0 < weight <= 1e-9) or weight == float("inf"):
+        raise InvalidModel("fairSharing", "weight", f"must be 0 or > 1e-9 and finite, got {value!r}")
+    return weight
+
+
+def _quotas(value: Mapping[FlavorResource, ResourceQuota]) -> FrozenMap[FlavorResource, ResourceQuota]:
+    for fr, q in value.items():
+        if not isinstance(fr, FlavorResource) or not isinstance(q, ResourceQuota):
+            raise InvalidModel("quotas", str(fr), "keys must be FlavorResource and values ResourceQuota")
+    return frozen_map(value)
+
+
+@attrs.frozen
+class ClusterQueue:
+    """A leaf quota holder (DM-4). ``cohort`` is the parent cohort's name, if any."""
+
+    name: str
+    cohort: str | None = None
+    quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_quotas)
+    preemption: ClusterQueuePreemption = attrs.field(factory=ClusterQueuePreemption)
+    fair_weight: float = attrs.field(default=1.0, converter=_weight)
+    admission_scope_usage_based: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        if not self.name:
+            raise InvalidModel("ClusterQueue", "name", "must not be empty")
+        for fr, q in self.quotas.items():
+            if self.cohort is None and (q.borrowing_limit is not None or q.lending_limit is not None):
+                raise InvalidModel(
+                    f"ClusterQueue {self.name!r}",
+                    f"quotas[{fr}]",
+                    "borrowing/lending limits need a cohort (Q-17)",
+                )
+            if q.lending_limit is not None and q.lending_limit > q.nominal:
+                raise InvalidModel(
+                    f"ClusterQueue {self.name!r}", f"quotas[{fr}].lending_limit", "must be <= nominal (Q-17)"
+                )
+
+
+@attrs.frozen
+class Cohort:
+    """An inner node of the quota tree, possibly with its own quota (DM-5)."""
+
+    name: str
+    parent: str | None = None
+    quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_quotas)
+    fair_weight: float = attrs.field(default=1.0, converter=_weight)
+
+    def __attrs_post_init__(self) -> None:
+        if not self.name:
+            raise InvalidModel("Cohort", "name", "must not be empty")
+        if self.parent is None:
+            for fr, q in self.quotas.items():
+                if q.borrowing_limit is not None or q.lending_limit is not None:
+                    raise InvalidModel(
+                        f"Cohort {self.name!r}", f"quotas[{fr}]", "borrowing/lending limits need a parent (Q-17)"
+                    )
+
+
+@attrs.frozen
+class Condition:
+    """A workload status condition; only read for the queue-order timestamp (POL-5)."""
+
+    type: str
+    status: str = "True"
+    reason: str = ""
+    last_transition_time: datetime | None = attrs.field(default=None, converter=to_optional_time)
+
+    @property
+    def is_true(self) -> bool:
+        return self.status == "True"
+
+
+def _str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(value)
+
+
+def _int_map(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class PodSetUsage:
+    """One admission pod set assignment (DM-7): total usage per resource and its flavors.
+
+    ``usage`` is the pod set **total** (not per pod), as ``status.admission`` records it.
+    A resource with a flavor counts as used even with a zero amount (POL-9).
+    """
+
+    name: str = "main"
+    count: int = 1
+    flavors: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
+    usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_int_map)
+
+
+def _int32(obj: str) -> object:
+    def check(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
+        if value is not None and (isinstance(value, bool) or not INT32_MIN <= value <= INT32_MAX):
+            raise InvalidModel(obj, attr.name, f"{value!r} is not an int32")
+
+    return check
+
+
+def _cost(value: Decimal | int | str | None) -> Decimal | None:
+    if value is None or isinstance(value, Decimal):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Decimal(value)
+    if isinstance(value, str):
+        from .quantity import parse_quantity
+
+        q = parse_quantity(value, where="status.preemptionCost")
+        return Decimal(q.numerator) / Decimal(q.denominator)
+    raise InvalidModel("Workload", "preemption_cost", f"{value!r} is not a quantity")
+
+
+def _pod_sets(value: Iterable[PodSetUsage]) -> tuple[PodSetUsage, ...]:
+    return tuple(value)
+
+
+def _conditions(value: Iterable[Condition]) -> tuple[Condition, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class Workload:
+    """A Kueue Workload as the algorithms see it (DM-6, DM-7).
+
+    ``cluster_queue`` is the admission's ClusterQueue (``""`` when not admitted). ``pod_sets``
+    are the admission pod set assignments; ``usage`` (derived) sums them per FlavorResource.
+    ``quota_reserved_at`` is the ``QuotaReserved=True`` condition time (ORD-5); ``evicted``
+    is ``Evicted=True`` (ORD-1). ``conditions`` holds any other conditions the caller has;
+    they are read only for the queue-order timestamp (POL-5).
+    """
+
+    name: str
+    namespace: str = ""
+    uid: str = ""
+    cluster_queue: str = ""
+    local_queue: str = ""
+    priority: int | None = attrs.field(default=None, validator=_int32("Workload"))
+    annotations: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
+    labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
+    creation_time: datetime | None = attrs.field(default=None, converter=to_optional_time)
+    quota_reserved_at: datetime | None = attrs.field(default=None, converter=to_optional_time)
+    evicted: bool = False
+    conditions: tuple[Condition, ...] = attrs.field(default=(), converter=_conditions)
+    pod_sets: tuple[PodSetUsage, ...] = attrs.field(default=(), converter=_pod_sets)
+    preemption_cost: Decimal | None = attrs.field(default=None, converter=_cost)
+    local_queue_fs_usage: float | None = None
+    priority_class: str | None = None
+    usage: FrozenMap[FlavorResource, int] = attrs.field(init=False, eq=False, repr=False)
+    used_flavor_resources: frozenset[FlavorResource] = attrs.field(init=False, eq=False, repr=False)
+
+    @usage.default
+    def _usage(self) -> FrozenMap[FlavorResource, int]:
+        total: dict[FlavorResource, int] = {}
+        for ps in self.pod_sets:
+            for resource, amount in ps.usage.items():
+                flavor = ps.flavors.get(resource)
+                if flavor is None:
+                    continue  # DM-7: resources without a flavor are not quota usage
+                fr = FlavorResource(flavor, resource)
+                total[fr] = amount_add(total.get(fr, 0), amount)
+        return FrozenMap(total)
+
+    @used_flavor_resources.default
+    def _used(self) -> frozenset[FlavorResource]:
+        return frozenset(
+            FlavorResource(flavor, resource) for ps in self.pod_sets for resource, flavor in ps.flavors.items()
+        )
+
+    def __attrs_post_init__(self) -> None:
+        if not self.name:
+            raise InvalidModel("Workload", "name", "must not be empty")
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``, the workload's identity inside a snapshot."""
+        return f"{self.namespace}/{self.name}"
+
+    def condition(self, type_: str) -> Condition | None:
+        """The last condition of ``type_`` in :attr:`conditions`, if any."""
+        found = None
+        for c in self.conditions:
+            if c.type == type_:
+                found = c
+        return found
+
+
+class FlavorAssignmentMode(str, enum.Enum):
+    """How the flavor assigner placed one (pod set, resource) (FA-1)."""
+
+    FIT = "Fit"
+    PREEMPT = "Preempt"
+    NO_FIT = "NoFit"
+
+
+def _requests(value: Mapping[FlavorResource, int]) -> FrozenMap[FlavorResource, int]:
+    for fr, v in value.items():
+        if not isinstance(fr, FlavorResource) or isinstance(v, bool) or not isinstance(v, int):
+            raise InvalidModel("Assignment", f"requests[{fr}]", "keys must be FlavorResource, values int amounts")
+    return frozen_map(value)
+
+
+def _fr_set(value: Iterable[FlavorResource]) -> frozenset[FlavorResource]:
+    out = frozenset(value)
+    for fr in out:
+        if not isinstance(fr, FlavorResource):
+            raise InvalidModel("Assignment", "preempt", f"{fr!r} is not a FlavorResource")
+    return out
+
+
+@attrs.frozen
+class Assignment:
+    """The preemptor's flavor assignment (DM-8), reduced to what preemption reads.
+
+    ``requests`` is ``TotalRequestsFor`` (FA-3): total amounts per FlavorResource, including
+    ``Fit``-mode ones. ``preempt`` is the set of FlavorResources in ``Preempt`` mode (FA-2).
+    """
+
+    requests: FrozenMap[FlavorResource, int] = attrs.field(converter=_requests)
+    preempt: frozenset[FlavorResource] = attrs.field(converter=_fr_set)
+
+
+class PreemptionReason(str, enum.Enum):
+    """The ``Preempted`` condition reasons Kueue writes (MSG-1)."""
+
+    IN_CLUSTER_QUEUE = "InClusterQueue"
+    IN_COHORT_RECLAMATION = "InCohortReclamation"
+    IN_COHORT_FAIR_SHARING = "InCohortFairSharing"
+    IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@attrs.frozen
+class Target:
+    """A workload selected for eviction (DM-9), with the reason and the Kueue message (MSG-3)."""
+
+    workload: Workload
+    reason: PreemptionReason
+    cluster_queue: str
+    message: str = ""

@@ -1,0 +1,111 @@
+"""Preemption policy predicates (POL-1..POL-10).
+
+Everything here compares *effective* priorities (EP-8), never base priorities, and the
+``LowerOrNewerEqualPriority`` tie-break uses the queue-order timestamp (POL-5), not the quota
+reservation time that candidate ordering uses (ORD-5).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import AbstractSet
+
+from ._time import ZERO_TIME
+from .config import PreemptionConfig, RequeuingTimestamp
+from .model import ClusterQueue, FlavorResource, PreemptionPolicy, Workload
+from .priority import effective_priority
+
+__all__ = [
+    "queue_order_timestamp",
+    "policy_allows",
+    "satisfies_preemption_policy",
+    "uses_flavor_resources",
+    "borrow_within_cohort_forbidden",
+    "can_always_reclaim",
+]
+
+_ONE_MS = timedelta(milliseconds=1)
+
+
+def queue_order_timestamp(workload: Workload, config: PreemptionConfig = PreemptionConfig()) -> datetime:
+    """The timestamp Kueue orders pending workloads by (POL-5), first matching rule."""
+    evicted = workload.condition("Evicted")
+    if evicted is not None and evicted.is_true and evicted.last_transition_time is not None:
+        if (
+            config.pods_ready_requeuing_timestamp is RequeuingTimestamp.EVICTION
+            and evicted.reason == "PodsReadyTimeout"
+        ):
+            return evicted.last_transition_time  # POL-5(a)
+        if evicted.reason == "AdmissionCheck":
+            return evicted.last_transition_time  # POL-5(b)
+    if not config.priority_sorting_within_cohort:
+        preempted = workload.condition("Preempted")
+        if (
+            preempted is not None
+            and preempted.is_true
+            and preempted.reason == "InCohortReclaimWhileBorrowing"
+            and preempted.last_transition_time is not None
+        ):
+            return preempted.last_transition_time + _ONE_MS  # POL-5(c)
+    return workload.creation_time or ZERO_TIME  # POL-5(d)
+
+
+def policy_allows(
+    policy: PreemptionPolicy,
+    preemptor_priority: int,
+    candidate_priority: int,
+    preemptor_time: datetime,
+    candidate_time: datetime,
+) -> bool:
+    """The policy predicate on precomputed effective priorities and queue-order times."""
+    if policy is PreemptionPolicy.LOWER_PRIORITY:
+        return preemptor_priority > candidate_priority  # POL-1
+    if policy is PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY:  # POL-2
+        return preemptor_priority > candidate_priority or (
+            preemptor_priority == candidate_priority and preemptor_time < candidate_time
+        )
+    return policy is PreemptionPolicy.ANY  # POL-3; Never -> False (POL-4)
+
+
+def satisfies_preemption_policy(
+    preemptor: Workload,
+    candidate: Workload,
+    policy: PreemptionPolicy | str,
+    config: PreemptionConfig = PreemptionConfig(),
+) -> bool:
+    """May ``preemptor`` preempt ``candidate`` under ``policy``? (POL-1..POL-4).
+
+    Unknown policy strings and ``""`` are ``Never`` (POL-4): this predicate never raises.
+    """
+    try:
+        pol = PreemptionPolicy(policy)
+    except ValueError:
+        return False
+    if pol is PreemptionPolicy.NEVER:
+        return False
+    return policy_allows(
+        pol,
+        effective_priority(preemptor, boost_enabled=config.priority_boost),
+        effective_priority(candidate, boost_enabled=config.priority_boost),
+        queue_order_timestamp(preemptor, config),
+        queue_order_timestamp(candidate, config),
+    )
+
+
+def uses_flavor_resources(candidate: Workload, frs: AbstractSet[FlavorResource]) -> bool:
+    """POL-9: does any pod set of ``candidate`` have a flavor on a FlavorResource in ``frs``?
+
+    Flavor-based, not amount-based: a zero amount still overlaps.
+    """
+    return not candidate.used_flavor_resources.isdisjoint(frs)
+
+
+def borrow_within_cohort_forbidden(cq: ClusterQueue) -> bool:
+    """POL-8: no ``borrowWithinCohort`` stanza, or its policy is ``Never``."""
+    bwc = cq.preemption.borrow_within_cohort
+    return bwc is None or bwc.policy is PreemptionPolicy.NEVER
+
+
+def can_always_reclaim(cq: ClusterQueue) -> bool:
+    """POL-10: ``reclaimWithinCohort: Any``."""
+    return cq.preemption.reclaim_within_cohort is PreemptionPolicy.ANY
