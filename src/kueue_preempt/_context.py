@@ -38,7 +38,7 @@ class Candidate:
 
     @property
     def priority(self) -> int:
-        return self.key[2]  # type: ignore[return-value]
+        return self.key[2]
 
 
 class DecisionContext:

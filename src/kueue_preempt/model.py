@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from datetime import datetime
 from decimal import Decimal
-from typing import Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 
@@ -39,6 +39,8 @@ __all__ = [
     "INT32_MAX",
 ]
 
+_Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
+
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
 
@@ -62,7 +64,7 @@ class FlavorResource:
         return f"{self.flavor}/{self.resource}"
 
 
-def _non_negative() -> object:
+def _non_negative() -> _Validator:
     def check(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
         if value is not None and value < 0:
             raise InvalidModel("ResourceQuota", attr.name, f"must be >= 0, got {value}")
@@ -104,7 +106,7 @@ def _policy(value: PreemptionPolicy | str | None) -> PreemptionPolicy:
         raise InvalidModel("preemption policy", "value", f"unknown policy {value!r}") from None
 
 
-def _allowed(*values: PreemptionPolicy) -> object:
+def _allowed(*values: PreemptionPolicy) -> _Validator:
     def check(inst: object, attr: attrs.Attribute[PreemptionPolicy], value: PreemptionPolicy) -> None:
         if value not in values:
             allowed = ", ".join(v.value for v in values)
@@ -261,7 +263,7 @@ class PodSetUsage:
     usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_int_map)
 
 
-def _int32(obj: str) -> object:
+def _int32(obj: str) -> _Validator:
     def check(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
         if value is not None and (isinstance(value, bool) or not INT32_MIN <= value <= INT32_MAX):
             raise InvalidModel(obj, attr.name, f"{value!r} is not an int32")

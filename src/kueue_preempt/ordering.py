@@ -73,7 +73,7 @@ def _afs_cmp(a: Workload, b: Workload) -> int:
 
 
 def _cmp_keys(ka: tuple[object, ...], kb: tuple[object, ...]) -> int:
-    return (ka > kb) - (ka < kb)  # type: ignore[operator]
+    return (ka > kb) - (ka < kb)
 
 
 def candidates_ordering(
