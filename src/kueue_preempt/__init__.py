@@ -1,13 +1,15 @@
 """kueue_preempt: Kueue's preemption algorithms as typed, pure-Python functions.
 
 Import the public API from here; submodules are one concept each (``quantity``, ``model``,
-``quota``, ``priority``, ``ordering``, ``policy``, ``classic``, ``preemption``).
+``quota``, ``priority``, ``ordering``, ``policy``, ``classic``, ``drs``, ``fairsharing``,
+``preemption``).
 """
 
 from __future__ import annotations
 
 from .classic import classic_targets
 from .config import FairSharingConfig, FairSharingStrategy, PreemptionConfig, RequeuingTimestamp
+from .drs import DominantResourceShare, compare_drs, dominant_resource_share, is_borrowing, is_borrowing_on
 from .errors import (
     CohortCycle,
     ConfigurationError,
@@ -21,6 +23,14 @@ from .errors import (
     UnknownCohort,
     UnknownReference,
     UnsupportedConfiguration,
+)
+from .fairsharing import (
+    ClusterQueueOrdering,
+    fair_shares,
+    fair_targets,
+    ordering_for,
+    strategy_allows,
+    target_share_after_removal,
 )
 from .messages import human_readable_reason, preemption_message
 from .model import (
@@ -61,6 +71,8 @@ __all__ = [
     "BOOST_ANNOTATION",
     "BorrowWithinCohort",
     "ClusterQueue",
+    "ClusterQueueOrdering",
+    "DominantResourceShare",
     "ClusterQueuePreemption",
     "Cohort",
     "CohortCycle",
@@ -95,6 +107,15 @@ __all__ = [
     "candidate_sort_key",
     "candidates_ordering",
     "classic_targets",
+    "compare_drs",
+    "dominant_resource_share",
+    "fair_shares",
+    "fair_targets",
+    "is_borrowing",
+    "is_borrowing_on",
+    "ordering_for",
+    "strategy_allows",
+    "target_share_after_removal",
     "effective_priority",
     "get_targets",
     "human_readable_reason",

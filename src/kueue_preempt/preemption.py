@@ -6,7 +6,7 @@ from datetime import datetime
 
 from .classic import classic_targets
 from .config import PreemptionConfig
-from .errors import UnsupportedConfiguration
+from .fairsharing import fair_targets
 from .model import Assignment, Target, Workload
 from .quota import Snapshot
 
@@ -23,12 +23,11 @@ def get_targets(
 ) -> list[Target]:
     """Targets to evict so that ``preemptor`` fits in ``cluster_queue`` (GT-1).
 
-    Runs fair-sharing preemption when ``config.fair_sharing`` is set, classic otherwise
-    (GT-2). ``cluster_queue`` is explicit because a pending workload has no admission.
+    Runs fair-sharing preemption (:func:`~kueue_preempt.fair_targets`) when
+    ``config.fair_sharing`` is set, classic (:func:`~kueue_preempt.classic_targets`) otherwise
+    (GT-2, FG-3). ``cluster_queue`` is explicit because a pending workload has no admission.
+    Returns a complete target set or ``[]``; ``snapshot`` is left unchanged (GT-3, GT-4).
     """
     if config.fair_sharing is not None:
-        raise UnsupportedConfiguration(
-            "PreemptionConfig.fair_sharing is set, but fair-sharing preemption is not available in "
-            "this version; use fair_sharing=None for classic preemption"
-        )
+        return fair_targets(preemptor, cluster_queue, assignment, snapshot, config, now)
     return classic_targets(preemptor, cluster_queue, assignment, snapshot, config, now)

@@ -113,6 +113,9 @@ class Snapshot:
         self._queues: dict[str, QuotaNode] = {}
         self._cohorts: dict[str, QuotaNode] = {}
         self._journal: list[tuple[object, ...]] | None = None
+        # Potential capacity depends only on quotas and limits, never on usage, so the
+        # per-(parent, resource) sums fair sharing asks for repeatedly are cached.
+        self._lendable: dict[tuple[QuotaNode, str], int] = {}
         count = 0
         for cohort in cohorts:
             count += 1
@@ -342,6 +345,21 @@ class Snapshot:
             if bl is not None:
                 a = min(a, amount_add(n.subtree_quota.get(fr, 0), bl))
         return a
+
+    def lendable(self, node: QuotaNode, resource: str) -> int:
+        """FS-DRS-1's ``lendable``: Q-10 at ``node`` summed over every flavor of ``resource``.
+
+        The flavors are those of the root's subtree quota. Cached: it does not depend on usage.
+        """
+        key = (node, resource)
+        cached = self._lendable.get(key)
+        if cached is None:
+            cached = 0
+            for fr in node.root.subtree_quota:
+                if fr.resource == resource:
+                    cached = amount_add(cached, self.potential_available(node, fr))
+            self._lendable[key] = cached
+        return cached
 
     @staticmethod
     def borrowing_with(node: QuotaNode, fr: FlavorResource, extra: int = 0) -> bool:

@@ -1,0 +1,142 @@
+"""Dominant Resource Share, the number fair sharing compares (FS-W-*, FS-DRS-1..FS-DRS-7).
+
+A node's DRS is how far above its own (subtree) quota it runs, relative to what its parent
+could lend it, taken over the resource where that ratio is largest and divided by the node's
+fair weight. Decisions use the precise float (computed in Kueue's operation order so ties
+reproduce exactly, §18 item 6); :attr:`DominantResourceShare.rounded` is the integer Kueue
+shows in status.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Mapping
+
+import attrs
+
+from .model import FlavorResource
+from .quantity import UNLIMITED, amount_add, amount_sub
+from .quota import QuotaNode, Snapshot
+
+__all__ = [
+    "DominantResourceShare",
+    "dominant_resource_share",
+    "compare_drs",
+    "is_borrowing",
+    "is_borrowing_on",
+    "format_share",
+    "NEGATIVE_SHARE",
+]
+
+
+@attrs.frozen
+class DominantResourceShare:
+    """The DRS of one node (FS-DRS-1).
+
+    ``ratio`` is the unweighted per-mille share of the dominant resource; ``borrowing`` is true
+    when usage exceeds subtree quota on any FlavorResource, even if ``ratio`` is 0 (FS-DRS-2).
+    """
+
+    ratio: float
+    weight: float
+    borrowing: bool = False
+    dominant_resource: str = ""
+
+    @property
+    def zero_weight_borrowing(self) -> bool:
+        """FS-DRS-4's ``z(x)``: weight 0 with a non-zero ratio, i.e. an infinite share."""
+        return self.weight == 0 and self.ratio != 0
+
+    @property
+    def precise(self) -> float:
+        """FS-DRS-3: ``0`` if ratio is 0, ``+inf`` if weight is 0, else ``ratio / weight``."""
+        if self.ratio == 0:
+            return 0.0
+        if self.weight == 0:
+            return math.inf
+        return self.ratio / self.weight
+
+    @property
+    def rounded(self) -> int:
+        """FS-DRS-6: Kueue's status value, ``ceil(precise)``; int64 max for an infinite share."""
+        if self.zero_weight_borrowing:
+            return UNLIMITED
+        return math.ceil(self.precise)
+
+
+NEGATIVE_SHARE = DominantResourceShare(ratio=-1.0, weight=1.0)
+"""FS-DRS-5: a sentinel below every real DRS."""
+
+
+def compare_drs(a: DominantResourceShare, b: DominantResourceShare) -> int:
+    """FS-DRS-4: -1, 0 or 1. Infinite shares compare by their unweighted ratios."""
+    za, zb = a.zero_weight_borrowing, b.zero_weight_borrowing
+    if za and zb:
+        x, y = a.ratio, b.ratio
+    elif za:
+        return 1
+    elif zb:
+        return -1
+    else:
+        x, y = a.precise, b.precise
+    return (x > y) - (x < y)
+
+
+def dominant_resource_share(
+    snapshot: Snapshot, node: QuotaNode, extra: Mapping[FlavorResource, int] | None = None
+) -> DominantResourceShare:
+    """FS-DRS-1 for ``node`` (a ClusterQueue or cohort), optionally with ``extra`` usage (FS-DRS-1a).
+
+    O(F · depth) for F FlavorResources; the lendable capacity is cached per snapshot.
+    """
+    parent = node.parent
+    if parent is None:
+        return DominantResourceShare(ratio=0.0, weight=node.fair_weight)  # FS-W-4
+    borrowed: dict[str, int] = {}
+    usage = node.usage
+    for fr, quota in node.subtree_quota.items():
+        used = usage.get(fr, 0)
+        if extra:
+            used = amount_add(used, extra.get(fr, 0))
+        over = amount_sub(used, quota)
+        if over > 0:
+            borrowed[fr.resource] = amount_add(borrowed.get(fr.resource, 0), over)
+    if not borrowed:
+        return DominantResourceShare(ratio=0.0, weight=node.fair_weight)
+    best_ratio = 0.0
+    best_resource = ""
+    for resource in sorted(borrowed):  # ties go to the alphabetically smaller name
+        lendable = snapshot.lendable(parent, resource)
+        if lendable <= 0:
+            continue
+        ratio = float(borrowed[resource]) * 1000.0 / float(lendable)
+        if ratio > best_ratio:
+            best_ratio, best_resource = ratio, resource
+    return DominantResourceShare(
+        ratio=best_ratio, weight=node.fair_weight, borrowing=True, dominant_resource=best_resource
+    )
+
+
+def is_borrowing(snapshot: Snapshot, node: QuotaNode) -> bool:
+    """FS-DRS-7 ``IsBorrowing``: usage above subtree quota on some FlavorResource."""
+    return dominant_resource_share(snapshot, node).borrowing
+
+
+def is_borrowing_on(node: QuotaNode, requested: Mapping[FlavorResource, int]) -> bool:
+    """FS-DRS-7 ``IsBorrowingOn``: borrowing on a FlavorResource requested with a quantity > 0."""
+    return any(
+        v > 0 and fr in node.subtree_quota and node.usage.get(fr, 0) > node.subtree_quota[fr]
+        for fr, v in requested.items()
+    )
+
+
+def format_share(share: DominantResourceShare) -> str:
+    """The precise share as Go's ``FormatFloat(x, 'f', -1, 64)``: ``"1000"``, ``"2.5"``, ``"+Inf"``."""
+    value = share.precise
+    if math.isinf(value):
+        return "+Inf"
+    text = format(Decimal(repr(value)), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text

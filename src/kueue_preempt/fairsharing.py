@@ -1,0 +1,326 @@
+"""Fair-sharing preemption (FS-CAND-*, FS-ORD-*, FS-LCA-*, FS-STRAT-*, FS-RUN-*, FS-NOM-1).
+
+Reading guide: :func:`fair_targets` collects candidates (FS-CAND), simulates the preemptor's
+usage, runs the first pass with the first strategy and, if needed, the second pass with
+``LessThanInitialShare`` over the rejected candidates (FS-RUN-1..4), then minimises with
+fill-back (FB). :class:`ClusterQueueOrdering` decides which ClusterQueue to take the next
+victim from (FS-ORD): the most unfair one, descending from the root through the most unfair
+cohorts.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from datetime import datetime
+from typing import Callable, Iterable, Iterator, Sequence
+
+from ._context import Candidate, DecisionContext
+from .config import FairSharingConfig, FairSharingStrategy, PreemptionConfig
+from .drs import NEGATIVE_SHARE, DominantResourceShare, compare_drs, dominant_resource_share
+from .fill_back import fill_back
+from .model import Assignment, FlavorResource, PreemptionPolicy, PreemptionReason, Target, Workload
+from .ordering import sort_by_ordering
+from .policy import policy_allows
+from .quota import QuotaNode, Snapshot
+
+__all__ = [
+    "fair_targets",
+    "ClusterQueueOrdering",
+    "fair_shares",
+    "target_share_after_removal",
+    "strategy_allows",
+    "ordering_for",
+]
+
+Strategy = Callable[[DominantResourceShare, DominantResourceShare, DominantResourceShare], bool]
+
+
+def _less_than_or_equal_to_final_share(
+    preemptor_new: DominantResourceShare, target_old: DominantResourceShare, target_new: DominantResourceShare
+) -> bool:
+    return compare_drs(preemptor_new, target_new) <= 0  # FS-STRAT-1 (S2-a)
+
+
+def _less_than_initial_share(
+    preemptor_new: DominantResourceShare, target_old: DominantResourceShare, target_new: DominantResourceShare
+) -> bool:
+    return compare_drs(preemptor_new, target_old) < 0  # FS-STRAT-2 (S2-b)
+
+
+_STRATEGIES: dict[FairSharingStrategy, Strategy] = {
+    FairSharingStrategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE: _less_than_or_equal_to_final_share,
+    FairSharingStrategy.LESS_THAN_INITIAL_SHARE: _less_than_initial_share,
+}
+
+
+def strategy_allows(
+    strategy: FairSharingStrategy,
+    preemptor_new: DominantResourceShare,
+    target_old: DominantResourceShare,
+    target_new: DominantResourceShare,
+) -> bool:
+    """Does ``strategy`` allow preempting a workload, given the three shares (FS-STRAT-1/2)?"""
+    return _STRATEGIES[strategy](preemptor_new, target_old, target_new)
+
+
+def fair_targets(
+    preemptor: Workload,
+    cluster_queue: str,
+    assignment: Assignment,
+    snapshot: Snapshot,
+    config: PreemptionConfig = PreemptionConfig(fair_sharing=FairSharingConfig()),
+    now: datetime | None = None,
+) -> list[Target]:
+    """Workloads to evict so that ``preemptor`` fits in ``cluster_queue`` under fair sharing.
+
+    Uses ``config.fair_sharing.preemption_strategies`` (Kueue's default list when
+    ``config.fair_sharing`` is None). Returns a complete target set or ``[]`` (GT-4) and leaves
+    ``snapshot`` exactly as it was (GT-3). ``borrowWithinCohort`` is ignored (FS-CFG-2).
+
+    Complexity: O(n log n) to order the n candidates plus, per selection step, one DRS
+    evaluation per ClusterQueue and cohort on the descent (O(tree · F · depth)).
+    """
+    fs = config.fair_sharing or FairSharingConfig()
+    ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now)
+    with snapshot.preserved():
+        candidates = _candidates(ctx)
+        if not candidates:
+            return []
+        snapshot.add_usage(ctx.node, ctx.requests)  # FS-RUN-1: DRS must include the preemptor
+        run = _Run(ctx)
+        strategies = fs.preemption_strategies
+        ok, retry = run.first_pass(candidates, _STRATEGIES[strategies[0]])
+        if not ok and len(strategies) > 1:
+            ok = run.second_pass(retry)
+        snapshot.remove_usage(ctx.node, ctx.requests)
+        if not ok:
+            return []
+        kept = fill_back(snapshot, run.targets, _workload_of, lambda: ctx.fits(True))
+        return ctx.targets(kept)
+
+
+def _workload_of(c: Candidate) -> Workload:
+    return c.workload
+
+
+def _key_of(c: Candidate) -> tuple[object, ...]:
+    return c.key
+
+
+def _candidates(ctx: DecisionContext) -> list[Candidate]:
+    """FS-CAND-1..3: own-queue and borrowing-queue candidates, sorted by ORD."""
+    out: list[Candidate] = []
+    prem = ctx.cq.preemption
+    frnp = ctx.frnp
+    if prem.within_cluster_queue is not PreemptionPolicy.NEVER:
+        out.extend(_eligible(ctx, ctx.node, prem.within_cluster_queue))
+    if ctx.node.parent is not None and prem.reclaim_within_cohort is not PreemptionPolicy.NEVER:
+        for node in ctx.snapshot.subtree(ctx.node.root):
+            if not node.is_cluster_queue or node is ctx.node:
+                continue
+            usage, sq = node.usage, node.subtree_quota
+            if any(usage.get(fr, 0) > sq.get(fr, 0) for fr in frnp):  # Q-11 Borrowing(q, fr)
+                out.extend(_eligible(ctx, node, prem.reclaim_within_cohort))
+    return sort_by_ordering(out, _key_of, _workload_of, ctx.config.admission_fair_sharing)
+
+
+def _eligible(ctx: DecisionContext, node: QuotaNode, policy: PreemptionPolicy) -> Iterator[Candidate]:
+    for w in node.workloads.values():
+        if w.used_flavor_resources.isdisjoint(ctx.frnp):
+            continue  # POL-9
+        c = ctx.candidate(w, node)
+        if policy_allows(policy, ctx.priority, c.priority, ctx.queue_time, ctx.candidate_queue_time(w)):
+            yield c
+
+
+class ClusterQueueOrdering:
+    """FS-ORD-1..6: yields the ClusterQueue to take the next candidate from.
+
+    After each yielded queue the caller must call :meth:`pop` (take its head candidate) or
+    :meth:`drop` (prune the queue); the next step re-reads the snapshot's shares. Child
+    cohorts and queues are visited by name, so equal-DRS cohort ties go to the largest name
+    and equal-DRS queue ties whose heads compare equal go to the smallest name (FS-ORD-5).
+    """
+
+    def __init__(self, snapshot: Snapshot, preemptor_queue: QuotaNode, candidates: Sequence[Candidate]) -> None:
+        self._snapshot = snapshot
+        self._preemptor = preemptor_queue
+        self._queues: dict[QuotaNode, deque[Candidate]] = {}
+        for c in candidates:
+            self._queues.setdefault(c.node, deque()).append(c)
+        self._pruned: set[QuotaNode] = set()
+        self._ancestors = set(preemptor_queue.ancestors())
+
+    def __iter__(self) -> Iterator[QuotaNode]:
+        p = self._preemptor
+        if p.parent is None:  # FS-ORD-2
+            while p not in self._pruned and self._queues.get(p):
+                yield p
+            return
+        root = p.root
+        while root not in self._pruned:  # FS-ORD-3
+            target = self._next_target(root)
+            if target is not None:
+                yield target
+
+    def head(self, queue: QuotaNode) -> Candidate:
+        return self._queues[queue][0]
+
+    def has_candidates(self, queue: QuotaNode) -> bool:
+        return bool(self._queues.get(queue))
+
+    def pop(self, queue: QuotaNode) -> Candidate:
+        """Take the head candidate of ``queue``."""
+        return self._queues[queue].popleft()
+
+    def drop(self, queue: QuotaNode) -> None:
+        """Prune ``queue``: it is never yielded again."""
+        self._pruned.add(queue)
+
+    def _next_target(self, cohort: QuotaNode) -> QuotaNode | None:
+        """FS-ORD-4 as a loop (descending into the winning child cohort), not recursion."""
+        snapshot, pruned = self._snapshot, self._pruned
+        node = cohort
+        while True:
+            best_q: QuotaNode | None = None
+            d_q = NEGATIVE_SHARE
+            for q in node.child_queues:
+                if q in pruned:
+                    continue
+                d = dominant_resource_share(snapshot, q)
+                if (not d.borrowing and q is not self._preemptor) or not self._queues.get(q):
+                    pruned.add(q)
+                    continue
+                cmp = compare_drs(d, d_q)
+                if cmp > 0 or (cmp == 0 and best_q is not None and self.head(q).key < self.head(best_q).key):
+                    best_q, d_q = q, d
+            best_k: QuotaNode | None = None
+            d_k = NEGATIVE_SHARE
+            for k in node.child_cohorts:
+                if k in pruned:
+                    continue
+                d = dominant_resource_share(snapshot, k)
+                if not d.borrowing and k not in self._ancestors:
+                    pruned.add(k)
+                elif compare_drs(d, d_k) >= 0:  # later equal wins
+                    best_k, d_k = k, d
+            if best_q is None and best_k is None:
+                pruned.add(node)
+                return None
+            if best_k is not None and compare_drs(d_k, d_q) >= 0:  # the cohort wins ties
+                node = best_k
+                continue
+            return best_q
+
+
+def _almost_lca(target: QuotaNode, preemptor: QuotaNode) -> tuple[QuotaNode, QuotaNode]:
+    """FS-LCA-1: the children of the lowest common ancestor on the preemptor's and target's side."""
+    preemptor_path = preemptor.path
+    on_preemptor_side = set(preemptor_path)
+    target_path = target.path
+    for i in range(1, len(target_path)):
+        lca = target_path[i]
+        if lca in on_preemptor_side:
+            return preemptor_path[preemptor_path.index(lca) - 1], target_path[i - 1]
+    raise ValueError(f"ClusterQueues {preemptor.name!r} and {target.name!r} share no cohort")
+
+
+def fair_shares(
+    snapshot: Snapshot, preemptor_queue: QuotaNode, target_queue: QuotaNode
+) -> tuple[DominantResourceShare, DominantResourceShare]:
+    """FS-LCA-2: ``(preemptor new share, target old share)`` on the current snapshot."""
+    p_almost, t_almost = _almost_lca(target_queue, preemptor_queue)
+    return dominant_resource_share(snapshot, p_almost), dominant_resource_share(snapshot, t_almost)
+
+
+def target_share_after_removal(
+    snapshot: Snapshot, preemptor_queue: QuotaNode, workload: Workload
+) -> DominantResourceShare:
+    """FS-LCA-2 ``tNew(w)``: the target side's share with ``workload``'s usage removed."""
+    target = snapshot.cluster_queue(workload.cluster_queue)
+    _, t_almost = _almost_lca(target, preemptor_queue)
+    with snapshot.preserved():
+        snapshot.remove_usage(target, workload.usage)
+        return dominant_resource_share(snapshot, t_almost)
+
+
+class _Run:
+    """One fair-sharing decision in progress: the targets so far and the fit test."""
+
+    def __init__(self, ctx: DecisionContext) -> None:
+        self.ctx = ctx
+        self.targets: list[Candidate] = []
+
+    def fits(self) -> bool:
+        """FS-RUN-1 ``fits_fs``: the fit without the simulated preemptor usage."""
+        ctx = self.ctx
+        with ctx.snapshot.preserved():
+            ctx.snapshot.remove_usage(ctx.node, ctx.requests)
+            return ctx.fits(True)
+
+    def take(self, c: Candidate, reason: PreemptionReason) -> bool:
+        c.reason = reason
+        self.ctx.snapshot.remove_workload(c.workload)
+        self.targets.append(c)
+        return self.fits()
+
+    def first_pass(self, candidates: list[Candidate], strategy: Strategy) -> tuple[bool, list[Candidate]]:
+        """FS-RUN-2 with the within-nominal shortcut FS-NOM-1."""
+        ctx, snapshot = self.ctx, self.ctx.snapshot
+        ordering = ClusterQueueOrdering(snapshot, ctx.node, candidates)
+        retry: list[Candidate] = []
+        node = ctx.node
+        nominal_ok = ctx.config.fair_sharing_preempt_within_nominal and all(
+            node.usage.get(fr, 0) <= node.subtree_quota.get(fr, 0) for fr in ctx.frnp
+        )
+        for q in ordering:
+            if q is node:
+                if self.take(ordering.pop(q), PreemptionReason.IN_CLUSTER_QUEUE):
+                    return True, retry
+                continue
+            if nominal_ok:
+                if self.take(ordering.pop(q), PreemptionReason.IN_COHORT_RECLAMATION):
+                    return True, retry
+                continue
+            preemptor_new, target_old = fair_shares(snapshot, node, q)
+            while ordering.has_candidates(q):
+                c = ordering.pop(q)
+                target_new = target_share_after_removal(snapshot, node, c.workload)
+                if strategy(preemptor_new, target_old, target_new):
+                    if self.take(c, PreemptionReason.IN_COHORT_FAIR_SHARING):
+                        return True, retry
+                    break  # shares changed: re-select the ClusterQueue
+                retry.append(c)
+        return False, retry
+
+    def second_pass(self, retry: list[Candidate]) -> bool:
+        """FS-RUN-3: ``LessThanInitialShare`` over the rejected candidates, one per queue."""
+        ctx, snapshot = self.ctx, self.ctx.snapshot
+        ordering = ClusterQueueOrdering(snapshot, ctx.node, retry)
+        for q in ordering:
+            preemptor_new, target_old = fair_shares(snapshot, ctx.node, q)
+            c = ordering.pop(q)
+            if compare_drs(preemptor_new, target_old) < 0:
+                if self.take(c, PreemptionReason.IN_COHORT_FAIR_SHARING):
+                    return True
+            ordering.drop(q)
+        return False
+
+
+def ordering_for(
+    snapshot: Snapshot,
+    preemptor_cluster_queue: str,
+    candidates: Iterable[Workload],
+    config: PreemptionConfig = PreemptionConfig(),
+    now: datetime | None = None,
+) -> ClusterQueueOrdering:
+    """A :class:`ClusterQueueOrdering` over admitted ``candidates`` in the given order.
+
+    For inspecting the ordering on its own (no preemptor usage is simulated).
+    """
+    empty = Assignment(requests={}, preempt=frozenset[FlavorResource]())
+    ctx = DecisionContext(
+        Workload(name="preemptor"), preemptor_cluster_queue, empty, snapshot, config, now
+    )
+    cands = [ctx.candidate(w, snapshot.cluster_queue(w.cluster_queue)) for w in candidates]
+    return ClusterQueueOrdering(snapshot, ctx.node, cands)
