@@ -29,6 +29,10 @@ __all__ = [
     "ClusterQueue",
     "Cohort",
     "Condition",
+    "EvictionStat",
+    "PriorityClassRef",
+    "WorkloadPriorityClass",
+    "ClassPreemptionPolicy",
     "PodSetUsage",
     "Workload",
     "FlavorAssignmentMode",
@@ -241,6 +245,85 @@ class Condition:
         return self.status == "True"
 
 
+def _int32(obj: str) -> _Validator:
+    def check(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
+        if value is not None and (isinstance(value, bool) or not INT32_MIN <= value <= INT32_MAX):
+            raise InvalidModel(obj, attr.name, f"{value!r} is not an int32")
+
+    return check
+
+
+@attrs.frozen
+class EvictionStat:
+    """One ``status.schedulingStats.evictions`` entry (DM-6): how often, and why, it was evicted."""
+
+    reason: str
+    underlying_cause: str = ""
+    count: int = attrs.field(default=0)
+
+    @count.validator
+    def _check_count(self, attribute: attrs.Attribute[int], value: int) -> None:
+        if isinstance(value, bool) or value < 0:
+            raise InvalidModel(f"EvictionStat {self.reason!r}", "count", f"must be a non-negative int, got {value!r}")
+
+
+class ClassPreemptionPolicy(str, enum.Enum):
+    """``WorkloadPriorityClass.preemptionPolicy`` (KEP-4400, NP-1).
+
+    ``Never`` means "is never preempted" — the opposite reading of core Kubernetes'
+    ``PriorityClass.preemptionPolicy: Never`` ("does not preempt others", NP-13).
+    """
+
+    ALWAYS = "Always"
+    NEVER = "Never"
+
+
+def _class_policy(value: ClassPreemptionPolicy | str | None) -> ClassPreemptionPolicy:
+    if value is None or value == "":
+        return ClassPreemptionPolicy.ALWAYS  # NP-1: absent = Always
+    try:
+        return ClassPreemptionPolicy(value)
+    except ValueError:
+        raise InvalidModel("WorkloadPriorityClass", "preemption_policy", f"unknown value {value!r}") from None
+
+
+@attrs.frozen
+class WorkloadPriorityClass:
+    """A Kueue ``WorkloadPriorityClass`` (value plus the KEP-4400 preemption policy)."""
+
+    name: str
+    value: int = attrs.field(default=0, validator=_int32("WorkloadPriorityClass"))
+    preemption_policy: ClassPreemptionPolicy = attrs.field(
+        default=ClassPreemptionPolicy.ALWAYS, converter=_class_policy
+    )
+
+
+WORKLOAD_PRIORITY_CLASS_GROUP = "kueue.x-k8s.io"
+WORKLOAD_PRIORITY_CLASS_KIND = "WorkloadPriorityClass"
+
+
+@attrs.frozen
+class PriorityClassRef:
+    """``spec.priorityClassRef``; only a WorkloadPriorityClass reference can make a workload
+    non-preemptible (NP-2)."""
+
+    name: str
+    kind: str = WORKLOAD_PRIORITY_CLASS_KIND
+    group: str = WORKLOAD_PRIORITY_CLASS_GROUP
+
+    @property
+    def is_workload_priority_class(self) -> bool:
+        return self.kind == WORKLOAD_PRIORITY_CLASS_KIND and self.group == WORKLOAD_PRIORITY_CLASS_GROUP
+
+
+def _class_ref(value: PriorityClassRef | str | None) -> PriorityClassRef | None:
+    if value is None or isinstance(value, PriorityClassRef):
+        return value
+    if isinstance(value, str):
+        return PriorityClassRef(name=value)
+    raise InvalidModel("Workload", "priority_class", f"{value!r} is not a PriorityClassRef or class name")
+
+
 def _str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
     return frozen_map(value)
 
@@ -261,14 +344,6 @@ class PodSetUsage:
     count: int = 1
     flavors: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
     usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_int_map)
-
-
-def _int32(obj: str) -> _Validator:
-    def check(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
-        if value is not None and (isinstance(value, bool) or not INT32_MIN <= value <= INT32_MAX):
-            raise InvalidModel(obj, attr.name, f"{value!r} is not an int32")
-
-    return check
 
 
 def _cost(value: Decimal | int | str | None) -> Decimal | None:
@@ -292,6 +367,10 @@ def _conditions(value: Iterable[Condition]) -> tuple[Condition, ...]:
     return tuple(value)
 
 
+def _evictions(value: Iterable[EvictionStat]) -> tuple[EvictionStat, ...]:
+    return tuple(value)
+
+
 @attrs.frozen
 class Workload:
     """A Kueue Workload as the algorithms see it (DM-6, DM-7).
@@ -300,7 +379,8 @@ class Workload:
     are the admission pod set assignments; ``usage`` (derived) sums them per FlavorResource.
     ``quota_reserved_at`` is the ``QuotaReserved=True`` condition time (ORD-5); ``evicted``
     is ``Evicted=True`` (ORD-1). ``conditions`` holds any other conditions the caller has;
-    they are read only for the queue-order timestamp (POL-5).
+    they are read for the queue-order timestamp (POL-5) and by the reference policies
+    (``Admitted``, BOOST-3).
     """
 
     name: str
@@ -318,7 +398,12 @@ class Workload:
     pod_sets: tuple[PodSetUsage, ...] = attrs.field(default=(), converter=_pod_sets)
     preemption_cost: Decimal | None = attrs.field(default=None, converter=_cost)
     local_queue_fs_usage: float | None = None
-    priority_class: str | None = None
+    priority_class: PriorityClassRef | None = attrs.field(default=None, converter=_class_ref)
+    """``spec.priorityClassRef`` (a plain string names a WorkloadPriorityClass)."""
+    non_preemptible: bool | None = None
+    """Explicit override of the class lookup (NP-2); ``None`` = resolve through the class."""
+    evictions: tuple[EvictionStat, ...] = attrs.field(default=(), converter=_evictions)
+    """``status.schedulingStats.evictions``, read by the reference boost/cost policies."""
     usage: FrozenMap[FlavorResource, int] = attrs.field(init=False, eq=False, repr=False)
     used_flavor_resources: frozenset[FlavorResource] = attrs.field(init=False, eq=False, repr=False)
 
