@@ -8,7 +8,13 @@ Import the public API from here; submodules are one concept each (``quantity``, 
 from __future__ import annotations
 
 from .classic import classic_targets
-from .config import FairSharingConfig, FairSharingStrategy, PreemptionConfig, RequeuingTimestamp
+from .config import (
+    FairSharingConfig,
+    FairSharingStrategy,
+    NonPreemptibleMode,
+    PreemptionConfig,
+    RequeuingTimestamp,
+)
 from .drs import DominantResourceShare, compare_drs, dominant_resource_share, is_borrowing, is_borrowing_on
 from .errors import (
     CohortCycle,
@@ -53,6 +59,12 @@ from .model import (
     Workload,
     WorkloadPriorityClass,
 )
+from .nonpreemptible import (
+    NonPreemptibleQuotaCheck,
+    NonPreemptibleViolation,
+    check_non_preemptible_quota,
+    is_non_preemptible,
+)
 from .ordering import candidate_sort_key, candidates_ordering, sort_candidates
 from .policy import queue_order_timestamp, satisfies_preemption_policy
 from .preemption import get_targets
@@ -65,6 +77,7 @@ from .priority import (
     priority_info,
     validate_boost,
 )
+from .queueing import scheduling_order_key, sort_pending
 from .quantity import UNLIMITED, parse_quantity, quota_amount, request_amount
 from .quota import QuotaNode, Snapshot
 
@@ -94,6 +107,9 @@ __all__ = [
     "InvalidModel",
     "InvalidQuantity",
     "KueuePreemptError",
+    "NonPreemptibleMode",
+    "NonPreemptibleQuotaCheck",
+    "NonPreemptibleViolation",
     "PodSetUsage",
     "PreemptionConfig",
     "PreemptionPolicy",
@@ -114,6 +130,7 @@ __all__ = [
     "WorkloadPriorityClass",
     "candidate_sort_key",
     "candidates_ordering",
+    "check_non_preemptible_quota",
     "classic_targets",
     "compare_drs",
     "dominant_resource_share",
@@ -121,6 +138,7 @@ __all__ = [
     "fair_targets",
     "is_borrowing",
     "is_borrowing_on",
+    "is_non_preemptible",
     "ordering_for",
     "strategy_allows",
     "target_share_after_removal",
@@ -136,6 +154,8 @@ __all__ = [
     "quota_amount",
     "request_amount",
     "satisfies_preemption_policy",
+    "scheduling_order_key",
     "sort_candidates",
+    "sort_pending",
     "validate_boost",
 ]

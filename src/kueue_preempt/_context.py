@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Iterable
 
-from .config import PreemptionConfig
+from .config import NonPreemptibleMode, PreemptionConfig
 from .errors import UnknownClusterQueue
 from .messages import preemption_message
+from .nonpreemptible import check_non_preemptible_quota, is_non_preemptible
 from .model import Assignment, ClusterQueue, FlavorResource, PreemptionReason, Target, Workload
 from .ordering import SortKey, candidate_sort_key
 from .policy import queue_order_timestamp
@@ -67,6 +68,19 @@ class DecisionContext:
         self.frnp: frozenset[FlavorResource] = assignment.preempt
         self.priority = effective_priority(preemptor, boost_enabled=config.priority_boost)
         self.queue_time = queue_order_timestamp(preemptor, config)
+        self.protect_non_preemptible = config.non_preemptible_enabled
+        preemptor_np = is_non_preemptible(preemptor, snapshot, config)
+        # NP-7: an NP preemptor that would break NP-6 cannot be helped by preemption,
+        # because preemption never lowers non-preemptible usage.
+        self.blocked_by_np_quota = preemptor_np and not check_non_preemptible_quota(
+            preemptor, cluster_queue, self.requests, snapshot, config
+        )
+        # NP-8: in strict mode an NP preemptor must also end within nominal.
+        self.must_not_borrow = preemptor_np and config.non_preemptible_mode is NonPreemptibleMode.STRICT
+
+    def protected(self, workload: Workload) -> bool:
+        """NP-3: a non-preemptible workload is never a candidate (when the feature is on)."""
+        return self.protect_non_preemptible and self.snapshot.is_non_preemptible(workload)
 
     def candidate(self, workload: Workload, node: QuotaNode) -> Candidate:
         return Candidate(workload, node, candidate_sort_key(workload, self.cq.name, self.now, self.config))

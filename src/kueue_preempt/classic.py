@@ -54,6 +54,8 @@ def classic_targets(
     the k removals and r requested FlavorResources.
     """
     ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now)
+    if ctx.blocked_by_np_quota:
+        return []  # NP-7
     with snapshot.preserved():
         ordered, attempts = _plan(ctx)
         for allow_borrowing in attempts:
@@ -83,6 +85,8 @@ def _plan(ctx: DecisionContext) -> tuple[list[Candidate], list[bool]]:
         attempts = [False, True]
     else:
         attempts = [True, False]
+    if ctx.must_not_borrow:
+        attempts = [False]  # NP-8 strict mode
     return ordered, attempts
 
 
@@ -98,6 +102,8 @@ def _classify(ctx: DecisionContext, c: Candidate, advantage: bool) -> int:
         return _NEVER
     if not policy_allows(policy, ctx.priority, c.priority, ctx.queue_time, ctx.candidate_queue_time(w)):
         return _NEVER
+    if ctx.protected(w):
+        return _NEVER  # NP-3: after the policy (NP-4), before the flags (CL-GEN-8)
     if same:
         return _WITHIN_CQ
     if advantage:

@@ -9,7 +9,13 @@ import attrs
 
 from .errors import ConfigurationError
 
-__all__ = ["FairSharingStrategy", "FairSharingConfig", "RequeuingTimestamp", "PreemptionConfig"]
+__all__ = [
+    "FairSharingStrategy",
+    "FairSharingConfig",
+    "RequeuingTimestamp",
+    "NonPreemptibleMode",
+    "PreemptionConfig",
+]
 
 
 class FairSharingStrategy(str, enum.Enum):
@@ -62,6 +68,15 @@ class RequeuingTimestamp(str, enum.Enum):
     CREATION = "Creation"
 
 
+class NonPreemptibleMode(str, enum.Enum):
+    """How non-preemptible workloads are confined to nominal quota (NP-6, NP-8)."""
+
+    ACCOUNTING = "accounting"
+    """NP usage of a ClusterQueue never exceeds its nominal quota (default, NP-6)."""
+    STRICT = "strict"
+    """Additionally the NP preemptor itself must end within nominal (NP-8)."""
+
+
 @attrs.frozen
 class PreemptionConfig:
     """Everything that changes a preemption decision besides the cluster state.
@@ -88,6 +103,10 @@ class PreemptionConfig:
     """Library-only: the COST-2 tie-breaker after effective priority (off = Kueue's order)."""
     non_preemptible_enabled: bool = False
     """Library-only: KEP-4400 non-preemptible workloads (NP-14)."""
+    non_preemptible_mode: NonPreemptibleMode = attrs.field(
+        default=NonPreemptibleMode.ACCOUNTING, converter=NonPreemptibleMode
+    )
+    """NP-6 accounting (default) or NP-8 strict."""
 
     @classmethod
     def kueue_defaults(cls) -> PreemptionConfig:

@@ -82,6 +82,9 @@ def fair_targets(
     """
     fs = config.fair_sharing or FairSharingConfig()
     ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now)
+    if ctx.blocked_by_np_quota:
+        return []  # NP-7
+    allow_borrowing = not ctx.must_not_borrow  # NP-8 strict mode
     with snapshot.preserved():
         candidates = _candidates(ctx)
         if not candidates:
@@ -95,7 +98,7 @@ def fair_targets(
         snapshot.remove_usage(ctx.node, ctx.requests)
         if not ok:
             return []
-        kept = fill_back(snapshot, run.targets, _workload_of, lambda: ctx.fits(True))
+        kept = fill_back(snapshot, run.targets, _workload_of, lambda: ctx.fits(allow_borrowing))
         return ctx.targets(kept)
 
 
@@ -129,7 +132,9 @@ def _eligible(ctx: DecisionContext, node: QuotaNode, policy: PreemptionPolicy) -
         if w.used_flavor_resources.isdisjoint(ctx.frnp):
             continue  # POL-9
         c = ctx.candidate(w, node)
-        if policy_allows(policy, ctx.priority, c.priority, ctx.queue_time, ctx.candidate_queue_time(w)):
+        if policy_allows(
+            policy, ctx.priority, c.priority, ctx.queue_time, ctx.candidate_queue_time(w)
+        ) and not ctx.protected(w):  # NP-3
             yield c
 
 
@@ -256,7 +261,7 @@ class _Run:
         ctx = self.ctx
         with ctx.snapshot.preserved():
             ctx.snapshot.remove_usage(ctx.node, ctx.requests)
-            return ctx.fits(True)
+            return ctx.fits(not ctx.must_not_borrow)  # NP-8: strict mode may not borrow
 
     def take(self, c: Candidate, reason: PreemptionReason) -> bool:
         c.reason = reason

@@ -355,7 +355,8 @@ def _cost(value: Decimal | int | str | None) -> Decimal | None:
         from .quantity import parse_quantity
 
         q = parse_quantity(value, where="status.preemptionCost")
-        return Decimal(q.numerator) / Decimal(q.denominator)
+        # Quantities are multiples of 1e-9, so this division is exact.
+        return Decimal(q.numerator * (10**9 // q.denominator)).scaleb(-9).normalize()
     raise InvalidModel("Workload", "preemption_cost", f"{value!r} is not a quantity")
 
 

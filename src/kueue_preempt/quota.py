@@ -17,7 +17,15 @@ from contextlib import contextmanager
 from typing import Iterable, Iterator, Mapping
 
 from .errors import CohortCycle, DuplicateName, InputTooLarge, UnknownClusterQueue, UnknownCohort
-from .model import ClusterQueue, Cohort, FlavorResource, ResourceQuota, Workload
+from .model import (
+    ClassPreemptionPolicy,
+    ClusterQueue,
+    Cohort,
+    FlavorResource,
+    ResourceQuota,
+    Workload,
+    WorkloadPriorityClass,
+)
 from .quantity import amount_add, amount_sub
 
 __all__ = ["QuotaNode", "Snapshot", "MAX_COHORT_DEPTH", "MAX_OBJECTS"]
@@ -34,8 +42,9 @@ class QuotaNode:
     """A ClusterQueue or cohort in the tree, with its derived quota and live usage.
 
     Read-only for callers: ``subtree_quota`` (Q-5), ``local_quota`` (Q-4), ``usage`` (Q-6),
-    ``path`` (this node up to the root), ``height`` (Q-15). Mutate usage only through the
-    :class:`Snapshot`.
+    ``path`` (this node up to the root), ``height`` (Q-15), and for ClusterQueues
+    ``np_usage``, the usage of its non-preemptible workloads (NP-5, CQ level only). Mutate
+    usage only through the :class:`Snapshot`.
     """
 
     __slots__ = (
@@ -55,6 +64,7 @@ class QuotaNode:
         "cluster_queue",
         "cohort",
         "workloads",
+        "np_usage",
     )
 
     def __init__(self, name: str, is_cluster_queue: bool) -> None:
@@ -74,6 +84,7 @@ class QuotaNode:
         self.cluster_queue: ClusterQueue | None = None
         self.cohort: Cohort | None = None
         self.workloads: dict[str, Workload] = {}
+        self.np_usage: dict[FlavorResource, int] = {}
 
     @property
     def kind(self) -> str:
@@ -99,7 +110,8 @@ class Snapshot:
     :class:`~kueue_preempt.errors.UnknownCohort` instead. Every given workload is taken to hold
     quota in ``workload.cluster_queue``.
 
-    Construction is O(n) in objects; usage queries are O(depth).
+    ``priority_classes`` are the WorkloadPriorityClasses non-preemptible workloads are
+    resolved against (NP-2). Construction is O(n) in objects; usage queries are O(depth).
     """
 
     def __init__(
@@ -108,6 +120,7 @@ class Snapshot:
         cohorts: Iterable[Cohort] = (),
         workloads: Iterable[Workload] = (),
         *,
+        priority_classes: Iterable[WorkloadPriorityClass] = (),
         implicit_cohorts: bool = True,
     ) -> None:
         self._queues: dict[str, QuotaNode] = {}
@@ -116,6 +129,11 @@ class Snapshot:
         # Potential capacity depends only on quotas and limits, never on usage, so the
         # per-(parent, resource) sums fair sharing asks for repeatedly are cached.
         self._lendable: dict[tuple[QuotaNode, str], int] = {}
+        self._classes: dict[str, WorkloadPriorityClass] = {}
+        for wpc in priority_classes:
+            if wpc.name in self._classes:
+                raise DuplicateName("WorkloadPriorityClass", wpc.name)
+            self._classes[wpc.name] = wpc
         count = 0
         for cohort in cohorts:
             count += 1
@@ -249,6 +267,10 @@ class Snapshot:
             usage = node.usage
             for fr, v in w.usage.items():
                 usage[fr] = amount_add(usage.get(fr, 0), v)
+            if self.is_non_preemptible(w):
+                npu = node.np_usage
+                for fr, v in w.usage.items():
+                    npu[fr] = amount_add(npu.get(fr, 0), v)
         # Q-6 recomputed bottom-up with Q-2 arithmetic (Q-7 applies only to later changes).
         for node in reversed(self._order):
             if node.is_cluster_queue:
@@ -274,6 +296,24 @@ class Snapshot:
         if node is None:
             raise UnknownCohort("Snapshot", "cohort", name)
         return node
+
+    @property
+    def priority_classes(self) -> Mapping[str, WorkloadPriorityClass]:
+        return self._classes
+
+    def is_non_preemptible(self, workload: Workload) -> bool:
+        """NP-2: the workload's override flag, else its WorkloadPriorityClass says ``Never``.
+
+        Pod PriorityClass references, no reference and unknown classes are preemptible.
+        This is the class fact only; whether the feature is on is the caller's switch (NP-14).
+        """
+        if workload.non_preemptible is not None:
+            return workload.non_preemptible
+        ref = workload.priority_class
+        if ref is None or not ref.is_workload_priority_class:
+            return False
+        wpc = self._classes.get(ref.name)
+        return wpc is not None and wpc.preemption_policy is ClassPreemptionPolicy.NEVER
 
     def has_cluster_queue(self, name: str) -> bool:
         return name in self._queues
@@ -411,6 +451,16 @@ class Snapshot:
             self._journal.append(("usage", node, fr, old))
         node.usage[fr] = value
 
+    def _track_np(self, node: QuotaNode, workload: Workload, sign: int) -> None:
+        """NP-5: keep the ClusterQueue's non-preemptible usage in step with its workloads."""
+        if not self.is_non_preemptible(workload):
+            return
+        npu = node.np_usage
+        for fr, v in workload.usage.items():
+            if self._journal is not None:
+                self._journal.append(("np", node, fr, npu.get(fr)))
+            npu[fr] = amount_add(npu.get(fr, 0), v) if sign > 0 else amount_sub(npu.get(fr, 0), v)
+
     def add_usage(self, cq: QuotaNode, usage: Usage) -> None:
         """Add ``usage`` to ``cq`` and propagate what exceeds local headroom upward (Q-7)."""
         for fr, v in usage.items():
@@ -446,6 +496,7 @@ class Snapshot:
         if self._journal is not None:
             self._journal.append(("add", node, workload))
         self.add_usage(node, workload.usage)
+        self._track_np(node, workload, +1)
 
     def remove_workload(self, workload: Workload) -> None:
         """Delete ``workload`` from its ClusterQueue and remove its usage (DM-11)."""
@@ -460,6 +511,7 @@ class Snapshot:
         if self._journal is not None:
             self._journal.append(("remove", node, stored))
         self.remove_usage(node, workload.usage)
+        self._track_np(node, stored, -1)
 
     @contextmanager
     def preserved(self) -> Iterator[Snapshot]:
@@ -480,14 +532,15 @@ class Snapshot:
                 op = entry[0]
                 node = entry[1]
                 assert isinstance(node, QuotaNode)
-                if op == "usage":
+                if op == "usage" or op == "np":
                     fr, old = entry[2], entry[3]
                     assert isinstance(fr, FlavorResource)
+                    target = node.usage if op == "usage" else node.np_usage
                     if old is None:
-                        node.usage.pop(fr, None)
+                        target.pop(fr, None)
                     else:
                         assert isinstance(old, int)
-                        node.usage[fr] = old
+                        target[fr] = old
                 elif op == "add":
                     w = entry[2]
                     assert isinstance(w, Workload)
@@ -506,5 +559,6 @@ class Snapshot:
             self._cohorts.values(), key=lambda n: n.name
         )
         return tuple(
-            (n.kind, n.name, tuple(sorted(n.usage.items())), tuple(sorted(n.workloads))) for n in nodes
+            (n.kind, n.name, tuple(sorted(n.usage.items())), tuple(sorted(n.np_usage.items())), tuple(sorted(n.workloads)))
+            for n in nodes
         )
