@@ -78,6 +78,7 @@ from .priority import (
     validate_boost,
 )
 from .queueing import scheduling_order_key, sort_pending
+from .trace import DecisionTrace, TraceEvent, Verdict
 from .quantity import UNLIMITED, parse_quantity, quota_amount, request_amount
 from .quota import QuotaNode, Snapshot
 
@@ -89,6 +90,7 @@ __all__ = [
     "BorrowWithinCohort",
     "ClusterQueue",
     "ClusterQueueOrdering",
+    "DecisionTrace",
     "DominantResourceShare",
     "ClusterQueuePreemption",
     "Cohort",
@@ -121,11 +123,13 @@ __all__ = [
     "ResourceQuota",
     "Snapshot",
     "Target",
+    "TraceEvent",
     "UNLIMITED",
     "UnknownClusterQueue",
     "UnknownCohort",
     "UnknownReference",
     "UnsupportedConfiguration",
+    "Verdict",
     "Workload",
     "WorkloadPriorityClass",
     "candidate_sort_key",

@@ -18,6 +18,7 @@ from .ordering import SortKey, candidate_sort_key
 from .policy import queue_order_timestamp
 from .priority import effective_priority
 from .quota import QuotaNode, Snapshot
+from .trace import DecisionTrace, Verdict
 
 __all__ = ["DecisionContext", "Candidate"]
 
@@ -53,10 +54,12 @@ class DecisionContext:
         snapshot: Snapshot,
         config: PreemptionConfig,
         now: datetime | None,
+        trace: DecisionTrace | None = None,
     ) -> None:
         if not snapshot.has_cluster_queue(cluster_queue):
             raise UnknownClusterQueue(f"preemptor Workload {preemptor.key}", "cluster_queue", cluster_queue)
         self.preemptor = preemptor
+        self.trace = trace
         self.snapshot = snapshot
         self.config = config
         self.now = now if now is not None else datetime.now(timezone.utc)  # ORD-8: sampled once
@@ -99,4 +102,6 @@ class DecisionContext:
         for c in selected:
             message = preemption_message(self.preemptor, c.reason.value, preemptor_path, self.snapshot.path(c.node))
             out.append(Target(workload=c.workload, reason=c.reason, cluster_queue=c.node.name, message=message))
+            if self.trace is not None:
+                self.trace.add(Verdict.TARGET, "MSG-1", f"reason {c.reason.value}", c.workload.key, c.node.name)
         return out

@@ -17,7 +17,9 @@ from .fill_back import fill_back
 from .model import Assignment, PreemptionPolicy, PreemptionReason, Target, Workload
 from .ordering import sort_by_ordering
 from .policy import borrow_within_cohort_forbidden, policy_allows
+from .trace import DecisionTrace
 from .quota import QuotaNode, Snapshot
+from .trace import Verdict
 
 __all__ = ["classic_targets"]
 
@@ -43,6 +45,7 @@ def classic_targets(
     snapshot: Snapshot,
     config: PreemptionConfig = PreemptionConfig(),
     now: datetime | None = None,
+    trace: DecisionTrace | None = None,
 ) -> list[Target]:
     """Workloads to evict so that ``preemptor`` fits in ``cluster_queue`` (classic, CL-*).
 
@@ -53,15 +56,20 @@ def classic_targets(
     Complexity: O(n log n) to order the n candidates, plus O(k · r · depth) quota checks for
     the k removals and r requested FlavorResources.
     """
-    ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now)
+    ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
+    tr = ctx.trace
     if ctx.blocked_by_np_quota:
-        return []  # NP-7
+        if tr is not None:
+            tr.add(Verdict.NO_TARGETS, "NP-7", "non-preemptible preemptor would exceed its nominal quota (NP-6)")
+        return []
     with snapshot.preserved():
         ordered, attempts = _plan(ctx)
         for allow_borrowing in attempts:
             selected = _run_attempt(ctx, ordered, allow_borrowing)
             if selected:
                 return ctx.targets(selected)
+    if tr is not None:
+        tr.add(Verdict.NO_TARGETS, "GT-4", "no attempt found a complete target set")
     return []
 
 
@@ -87,23 +95,72 @@ def _plan(ctx: DecisionContext) -> tuple[list[Candidate], list[bool]]:
         attempts = [True, False]
     if ctx.must_not_borrow:
         attempts = [False]  # NP-8 strict mode
+    if ctx.trace is not None:
+        names = ", ".join("borrowing allowed" if a else "no borrowing" for a in attempts)
+        ctx.trace.add(
+            Verdict.INFO,
+            "NP-8" if ctx.must_not_borrow else "CL-ATT-1",
+            f"attempts: [{names}] (borrowWithinCohort forbidden={forbidden}, under nominal={under}, "
+            f"cohort candidates={not no_other}, hierarchy candidates={not no_hier})",
+        )
     return ordered, attempts
 
 
 def _classify(ctx: DecisionContext, c: Candidate, advantage: bool) -> int:
     """CL-VAR-1: the variant of candidate ``c``; ``_NEVER`` drops it."""
+    variant, rule, why = _variant(ctx, c, advantage)
+    if ctx.trace is not None:
+        if variant == _NEVER:
+            ctx.trace.add(Verdict.FILTERED, rule, why, c.workload.key, c.node.name)
+        else:
+            ctx.trace.add(
+                Verdict.CANDIDATE,
+                "CL-VAR-1",
+                f"{_VARIANT_NAME[variant]} (priority {c.priority}), reason {_REASON[variant].value}",
+                c.workload.key,
+                c.node.name,
+            )
+    return variant
+
+
+_VARIANT_NAME = {
+    _WITHIN_CQ: "within ClusterQueue",
+    _HIERARCHICAL_RECLAIM: "hierarchical reclaim",
+    _RECLAIM_WITHOUT_BORROWING: "reclaim without borrowing",
+    _RECLAIM_WHILE_BORROWING: "reclaim while borrowing",
+}
+_POLICY_RULE = {
+    PreemptionPolicy.LOWER_PRIORITY: "POL-1",
+    PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY: "POL-2",
+    PreemptionPolicy.ANY: "POL-3",
+    PreemptionPolicy.NEVER: "POL-4",
+}
+
+
+def _variant(ctx: DecisionContext, c: Candidate, advantage: bool) -> tuple[int, str, str]:
+    """CL-VAR-1 steps 1-7, with the rule and sentence that explain a drop."""
     w = c.workload
     if w.used_flavor_resources.isdisjoint(ctx.frnp):
-        return _NEVER  # POL-9
+        return _NEVER, "POL-9", "uses none of the flavor/resources that need preemption"
     same = c.node is ctx.node
     prem = ctx.cq.preemption
     policy = prem.within_cluster_queue if same else prem.reclaim_within_cohort
-    if policy is PreemptionPolicy.NEVER:
-        return _NEVER
     if not policy_allows(policy, ctx.priority, c.priority, ctx.queue_time, ctx.candidate_queue_time(w)):
-        return _NEVER
+        field = "withinClusterQueue" if same else "reclaimWithinCohort"
+        return (
+            _NEVER,
+            _POLICY_RULE[policy],
+            f"{field}={policy.value} does not allow it (priority {c.priority} vs preemptor {ctx.priority})",
+        )
     if ctx.protected(w):
-        return _NEVER  # NP-3: after the policy (NP-4), before the flags (CL-GEN-8)
+        # NP-3: after the policy (NP-4), before the flags (CL-GEN-8).
+        return _NEVER, "NP-3", "non-preemptible (WorkloadPriorityClass preemptionPolicy=Never)"
+    return _candidate_variant(ctx, c, same, advantage), "", ""
+
+
+def _candidate_variant(ctx: DecisionContext, c: Candidate, same: bool, advantage: bool) -> int:
+    """CL-VAR-1 steps 3-7 for a candidate that passed the filters."""
+    prem = ctx.cq.preemption
     if same:
         return _WITHIN_CQ
     if advantage:
@@ -167,47 +224,77 @@ def _over_nominal_queues(ctx: DecisionContext, ancestor: QuotaNode, skip: QuotaN
     """
     frnp = ctx.frnp
     within = Snapshot.within_nominal
+    tr = ctx.trace
     stack: list[QuotaNode] = [ancestor]
     while stack:
         node = stack.pop()
         for k in reversed(node.child_cohorts):
-            if k is not skip and not within(k, frnp):
+            if k is skip:
+                continue
+            if not within(k, frnp):
                 stack.append(k)
+            elif tr is not None:
+                tr.add(Verdict.INFO, "CL-GEN-5", f"cohort {k.name} is within its quota: its subtree is protected")
         for q in node.child_queues:
-            if q is not ctx.node and q is not skip and not within(q, frnp):
+            if q is ctx.node or q is skip:
+                continue
+            if not within(q, frnp):
                 yield q
+            elif tr is not None:
+                tr.add(
+                    Verdict.INFO, "CL-GEN-5", "within nominal: its workloads are not candidates", cluster_queue=q.name
+                )
 
 
-def _valid(ctx: DecisionContext, c: Candidate, allow_borrowing: bool) -> bool:
-    """CL-VALID-1, against the current snapshot."""
+def _invalid_rule(ctx: DecisionContext, c: Candidate, allow_borrowing: bool) -> str:
+    """CL-VALID-1 against the current snapshot: ``""`` if valid, else the deciding rule."""
     if c.node is ctx.node:
-        return True
+        return ""
     if allow_borrowing and c.variant == _RECLAIM_WITHOUT_BORROWING:
-        return False
+        return "CL-VAR-3"
     frnp = ctx.frnp
     if Snapshot.within_nominal(c.node, frnp):
-        return False
+        return "CL-VALID-1"
     for n in c.node.ancestors():
         if n is c.lca:
             break
         if Snapshot.within_nominal(n, frnp):
-            return False
-    return True
+            return "CL-VALID-1"
+    return ""
 
 
 def _run_attempt(ctx: DecisionContext, ordered: list[Candidate], allow_borrowing: bool) -> list[Candidate]:
     """CL-ATT-2: one attempt; the snapshot is back to its entry state on return."""
     snapshot = ctx.snapshot
+    tr = ctx.trace
+    mode = "borrowing allowed" if allow_borrowing else "no borrowing"
+    if tr is not None:
+        tr.add(Verdict.INFO, "CL-ATT-2", f"attempt with {mode}")
     with snapshot.preserved():
         selected: list[Candidate] = []
         for c in ordered:
-            if not _valid(ctx, c, allow_borrowing):
+            rule = _invalid_rule(ctx, c, allow_borrowing)
+            if rule:
+                if tr is not None:
+                    tr.add(Verdict.SKIPPED, rule, _INVALID_WHY[rule], c.workload.key, c.node.name)
                 continue
             snapshot.remove_workload(c.workload)
             selected.append(c)
+            if tr is not None:
+                tr.add(Verdict.TAKEN, "CL-ATT-2", f"removed ({mode})", c.workload.key, c.node.name)
             if ctx.fits(allow_borrowing):
-                return fill_back(snapshot, selected, _workload_of, lambda: ctx.fits(allow_borrowing))
+                if tr is not None:
+                    tr.add(Verdict.INFO, "GT-5", f"the preemptor fits ({mode}); minimising")
+                return fill_back(snapshot, selected, _workload_of, lambda: ctx.fits(allow_borrowing), tr)
+    if tr is not None:
+        tr.add(Verdict.INFO, "CL-ATT-2", f"attempt with {mode} found no complete target set")
     return []
+
+
+_INVALID_WHY = {
+    "CL-VAR-3": "reclaim-without-borrowing candidates are not usable while the preemptor borrows",
+    "CL-VALID-1": "its ClusterQueue (or a cohort below the common ancestor) is no longer over quota",
+}
 
 
 def _workload_of(c: Candidate) -> Workload:

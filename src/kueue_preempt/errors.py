@@ -88,7 +88,8 @@ class DuplicateName(KueuePreemptError, ValueError):
     def __init__(self, kind: str, name: str) -> None:
         self.kind = kind
         self.name = name
-        super().__init__(f"duplicate {kind} {name!r}")
+        field = "namespace/name" if kind == "Workload" else "name"
+        super().__init__(f"duplicate {kind} {name!r} (field {field!r} must be unique)")
 
 
 class ConfigurationError(KueuePreemptError, ValueError):

@@ -16,11 +16,12 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from ._context import Candidate, DecisionContext
 from .config import FairSharingConfig, FairSharingStrategy, PreemptionConfig
-from .drs import NEGATIVE_SHARE, DominantResourceShare, compare_drs, dominant_resource_share
+from .drs import NEGATIVE_SHARE, DominantResourceShare, compare_drs, dominant_resource_share, format_share
 from .fill_back import fill_back
 from .model import Assignment, FlavorResource, PreemptionPolicy, PreemptionReason, Target, Workload
 from .ordering import sort_by_ordering
 from .policy import policy_allows
+from .trace import DecisionTrace, Verdict
 from .quota import QuotaNode, Snapshot
 
 __all__ = [
@@ -51,6 +52,10 @@ _STRATEGIES: dict[FairSharingStrategy, Strategy] = {
     FairSharingStrategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE: _less_than_or_equal_to_final_share,
     FairSharingStrategy.LESS_THAN_INITIAL_SHARE: _less_than_initial_share,
 }
+_STRATEGY_RULE = {
+    FairSharingStrategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE: "FS-STRAT-1",
+    FairSharingStrategy.LESS_THAN_INITIAL_SHARE: "FS-STRAT-2",
+}
 
 
 def strategy_allows(
@@ -70,6 +75,7 @@ def fair_targets(
     snapshot: Snapshot,
     config: PreemptionConfig = PreemptionConfig(fair_sharing=FairSharingConfig()),
     now: datetime | None = None,
+    trace: DecisionTrace | None = None,
 ) -> list[Target]:
     """Workloads to evict so that ``preemptor`` fits in ``cluster_queue`` under fair sharing.
 
@@ -81,24 +87,33 @@ def fair_targets(
     evaluation per ClusterQueue and cohort on the descent (O(tree · F · depth)).
     """
     fs = config.fair_sharing or FairSharingConfig()
-    ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now)
+    ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
+    tr = ctx.trace
     if ctx.blocked_by_np_quota:
-        return []  # NP-7
+        if tr is not None:
+            tr.add(Verdict.NO_TARGETS, "NP-7", "non-preemptible preemptor would exceed its nominal quota (NP-6)")
+        return []
     allow_borrowing = not ctx.must_not_borrow  # NP-8 strict mode
     with snapshot.preserved():
         candidates = _candidates(ctx)
         if not candidates:
+            if tr is not None:
+                tr.add(Verdict.NO_TARGETS, "FS-CAND-3", "no candidates")
             return []
         snapshot.add_usage(ctx.node, ctx.requests)  # FS-RUN-1: DRS must include the preemptor
         run = _Run(ctx)
         strategies = fs.preemption_strategies
-        ok, retry = run.first_pass(candidates, _STRATEGIES[strategies[0]])
+        ok, retry = run.first_pass(candidates, strategies[0])
         if not ok and len(strategies) > 1:
             ok = run.second_pass(retry)
         snapshot.remove_usage(ctx.node, ctx.requests)
         if not ok:
+            if tr is not None:
+                tr.add(Verdict.NO_TARGETS, "FS-RUN-1", "no complete target set; every removal is undone")
             return []
-        kept = fill_back(snapshot, run.targets, _workload_of, lambda: ctx.fits(allow_borrowing))
+        if tr is not None:
+            tr.add(Verdict.INFO, "FB-1", "the preemptor fits; minimising")
+        kept = fill_back(snapshot, run.targets, _workload_of, lambda: ctx.fits(allow_borrowing), tr)
         return ctx.targets(kept)
 
 
@@ -115,27 +130,54 @@ def _candidates(ctx: DecisionContext) -> list[Candidate]:
     out: list[Candidate] = []
     prem = ctx.cq.preemption
     frnp = ctx.frnp
+    tr = ctx.trace
     if prem.within_cluster_queue is not PreemptionPolicy.NEVER:
-        out.extend(_eligible(ctx, ctx.node, prem.within_cluster_queue))
+        out.extend(_eligible(ctx, ctx.node, prem.within_cluster_queue, "FS-CAND-1"))
     if ctx.node.parent is not None and prem.reclaim_within_cohort is not PreemptionPolicy.NEVER:
         for node in ctx.snapshot.subtree(ctx.node.root):
             if not node.is_cluster_queue or node is ctx.node:
                 continue
             usage, sq = node.usage, node.subtree_quota
             if any(usage.get(fr, 0) > sq.get(fr, 0) for fr in frnp):  # Q-11 Borrowing(q, fr)
-                out.extend(_eligible(ctx, node, prem.reclaim_within_cohort))
+                out.extend(_eligible(ctx, node, prem.reclaim_within_cohort, "FS-CAND-2"))
+            elif tr is not None:
+                tr.add(Verdict.INFO, "FS-CAND-2", "not borrowing: its workloads are not candidates", cluster_queue=node.name)
     return sort_by_ordering(out, _key_of, _workload_of, ctx.config.admission_fair_sharing)
 
 
-def _eligible(ctx: DecisionContext, node: QuotaNode, policy: PreemptionPolicy) -> Iterator[Candidate]:
+def _eligible(ctx: DecisionContext, node: QuotaNode, policy: PreemptionPolicy, rule: str) -> Iterator[Candidate]:
+    tr = ctx.trace
     for w in node.workloads.values():
         if w.used_flavor_resources.isdisjoint(ctx.frnp):
-            continue  # POL-9
+            if tr is not None:
+                tr.add(Verdict.FILTERED, "POL-9", "uses none of the flavor/resources that need preemption", w.key, node.name)
+            continue
         c = ctx.candidate(w, node)
-        if policy_allows(
-            policy, ctx.priority, c.priority, ctx.queue_time, ctx.candidate_queue_time(w)
-        ) and not ctx.protected(w):  # NP-3
-            yield c
+        if not policy_allows(policy, ctx.priority, c.priority, ctx.queue_time, ctx.candidate_queue_time(w)):
+            if tr is not None:
+                tr.add(
+                    Verdict.FILTERED,
+                    _POLICY_RULE[policy],
+                    f"policy {policy.value} does not allow it (priority {c.priority} vs preemptor {ctx.priority})",
+                    w.key,
+                    node.name,
+                )
+            continue
+        if ctx.protected(w):
+            if tr is not None:
+                tr.add(Verdict.FILTERED, "NP-3", "non-preemptible (preemptionPolicy=Never)", w.key, node.name)
+            continue
+        if tr is not None:
+            tr.add(Verdict.CANDIDATE, rule, f"priority {c.priority}", w.key, node.name)
+        yield c
+
+
+_POLICY_RULE = {
+    PreemptionPolicy.LOWER_PRIORITY: "POL-1",
+    PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY: "POL-2",
+    PreemptionPolicy.ANY: "POL-3",
+    PreemptionPolicy.NEVER: "POL-4",
+}
 
 
 class ClusterQueueOrdering:
@@ -147,7 +189,14 @@ class ClusterQueueOrdering:
     and equal-DRS queue ties whose heads compare equal go to the smallest name (FS-ORD-5).
     """
 
-    def __init__(self, snapshot: Snapshot, preemptor_queue: QuotaNode, candidates: Sequence[Candidate]) -> None:
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        preemptor_queue: QuotaNode,
+        candidates: Sequence[Candidate],
+        trace: DecisionTrace | None = None,
+    ) -> None:
+        self._trace = trace
         self._snapshot = snapshot
         self._preemptor = preemptor_queue
         self._queues: dict[QuotaNode, deque[Candidate]] = {}
@@ -166,6 +215,14 @@ class ClusterQueueOrdering:
         while root not in self._pruned:  # FS-ORD-3
             target = self._next_target(root)
             if target is not None:
+                if self._trace is not None:
+                    drs = dominant_resource_share(self._snapshot, target)
+                    self._trace.add(
+                        Verdict.INFO,
+                        "FS-ORD-4",
+                        f"next ClusterQueue: share {format_share(drs)} (dominant {drs.dominant_resource or '-'})",
+                        cluster_queue=target.name,
+                    )
                 yield target
 
     def head(self, queue: QuotaNode) -> Candidate:
@@ -195,6 +252,10 @@ class ClusterQueueOrdering:
                 d = dominant_resource_share(snapshot, q)
                 if (not d.borrowing and q is not self._preemptor) or not self._queues.get(q):
                     pruned.add(q)
+                    if self._trace is not None and self._queues.get(q):
+                        self._trace.add(
+                            Verdict.INFO, "FS-ORD-6", "pruned: no longer borrowing, its candidates are protected", cluster_queue=q.name
+                        )
                     continue
                 cmp = compare_drs(d, d_q)
                 if cmp > 0 or (cmp == 0 and best_q is not None and self.head(q).key < self.head(best_q).key):
@@ -207,6 +268,8 @@ class ClusterQueueOrdering:
                 d = dominant_resource_share(snapshot, k)
                 if not d.borrowing and k not in self._ancestors:
                     pruned.add(k)
+                    if self._trace is not None:
+                        self._trace.add(Verdict.INFO, "FS-ORD-6", f"cohort {k.name} pruned: within its quota")
                 elif compare_drs(d, d_k) >= 0:  # later equal wins
                     best_k, d_k = k, d
             if best_q is None and best_k is None:
@@ -263,51 +326,79 @@ class _Run:
             ctx.snapshot.remove_usage(ctx.node, ctx.requests)
             return ctx.fits(not ctx.must_not_borrow)  # NP-8: strict mode may not borrow
 
-    def take(self, c: Candidate, reason: PreemptionReason) -> bool:
+    def take(self, c: Candidate, reason: PreemptionReason, rule: str, detail: str) -> bool:
         c.reason = reason
         self.ctx.snapshot.remove_workload(c.workload)
         self.targets.append(c)
-        return self.fits()
+        tr = self.ctx.trace
+        if tr is not None:
+            tr.add(Verdict.TAKEN, rule, detail, c.workload.key, c.node.name)
+        fits = self.fits()
+        if fits and tr is not None:
+            tr.add(Verdict.INFO, "FS-RUN-1", "the preemptor fits")
+        return fits
 
-    def first_pass(self, candidates: list[Candidate], strategy: Strategy) -> tuple[bool, list[Candidate]]:
+    def first_pass(self, candidates: list[Candidate], strategy: FairSharingStrategy) -> tuple[bool, list[Candidate]]:
         """FS-RUN-2 with the within-nominal shortcut FS-NOM-1."""
-        ctx, snapshot = self.ctx, self.ctx.snapshot
-        ordering = ClusterQueueOrdering(snapshot, ctx.node, candidates)
+        ctx, snapshot, tr = self.ctx, self.ctx.snapshot, self.ctx.trace
+        ordering = ClusterQueueOrdering(snapshot, ctx.node, candidates, tr)
         retry: list[Candidate] = []
         node = ctx.node
         nominal_ok = ctx.config.fair_sharing_preempt_within_nominal and all(
             node.usage.get(fr, 0) <= node.subtree_quota.get(fr, 0) for fr in ctx.frnp
         )
+        rule = _STRATEGY_RULE[strategy]
+        allows = _STRATEGIES[strategy]
+        if tr is not None:
+            tr.add(
+                Verdict.INFO,
+                "FS-NOM-1",
+                "the preemptor ends within nominal: cohort candidates are taken without a share test"
+                if nominal_ok
+                else f"first pass with {strategy.value}",
+            )
         for q in ordering:
             if q is node:
-                if self.take(ordering.pop(q), PreemptionReason.IN_CLUSTER_QUEUE):
+                if self.take(ordering.pop(q), PreemptionReason.IN_CLUSTER_QUEUE, "FS-RUN-2", "own ClusterQueue"):
                     return True, retry
                 continue
             if nominal_ok:
-                if self.take(ordering.pop(q), PreemptionReason.IN_COHORT_RECLAMATION):
+                if self.take(ordering.pop(q), PreemptionReason.IN_COHORT_RECLAMATION, "FS-NOM-1", "within nominal"):
                     return True, retry
                 continue
             preemptor_new, target_old = fair_shares(snapshot, node, q)
             while ordering.has_candidates(q):
                 c = ordering.pop(q)
                 target_new = target_share_after_removal(snapshot, node, c.workload)
-                if strategy(preemptor_new, target_old, target_new):
-                    if self.take(c, PreemptionReason.IN_COHORT_FAIR_SHARING):
+                shares = (
+                    f"preemptor share {format_share(preemptor_new)}, target share {format_share(target_old)}"
+                    f" -> {format_share(target_new)}"
+                )
+                if allows(preemptor_new, target_old, target_new):
+                    if self.take(c, PreemptionReason.IN_COHORT_FAIR_SHARING, rule, f"{strategy.value}: {shares}"):
                         return True, retry
                     break  # shares changed: re-select the ClusterQueue
+                if tr is not None:
+                    tr.add(Verdict.SKIPPED, rule, f"{strategy.value} refuses: {shares}; kept for retry (FS-RUN-4)", c.workload.key, q.name)
                 retry.append(c)
         return False, retry
 
     def second_pass(self, retry: list[Candidate]) -> bool:
         """FS-RUN-3: ``LessThanInitialShare`` over the rejected candidates, one per queue."""
-        ctx, snapshot = self.ctx, self.ctx.snapshot
-        ordering = ClusterQueueOrdering(snapshot, ctx.node, retry)
+        ctx, snapshot, tr = self.ctx, self.ctx.snapshot, self.ctx.trace
+        if tr is not None:
+            tr.add(Verdict.INFO, "FS-RUN-3", f"second pass with LessThanInitialShare over {len(retry)} candidate(s)")
+        ordering = ClusterQueueOrdering(snapshot, ctx.node, retry, tr)
         for q in ordering:
             preemptor_new, target_old = fair_shares(snapshot, ctx.node, q)
             c = ordering.pop(q)
+            shares = f"preemptor share {format_share(preemptor_new)}, target share {format_share(target_old)}"
             if compare_drs(preemptor_new, target_old) < 0:
-                if self.take(c, PreemptionReason.IN_COHORT_FAIR_SHARING):
+                detail = f"LessThanInitialShare: {shares}"
+                if self.take(c, PreemptionReason.IN_COHORT_FAIR_SHARING, "FS-STRAT-2", detail):
                     return True
+            elif tr is not None:
+                tr.add(Verdict.SKIPPED, "FS-STRAT-2", f"LessThanInitialShare refuses: {shares}", c.workload.key, q.name)
             ordering.drop(q)
         return False
 

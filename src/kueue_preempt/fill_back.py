@@ -6,6 +6,7 @@ from typing import Callable, TypeVar
 
 from .model import Workload
 from .quota import Snapshot
+from .trace import DecisionTrace, Verdict
 
 __all__ = ["fill_back"]
 
@@ -17,6 +18,7 @@ def fill_back(
     targets: list[T],
     workload_of: Callable[[T], Workload],
     fits: Callable[[], bool],
+    trace: DecisionTrace | None = None,
 ) -> list[T]:
     """Re-admit every target the preemptor does not need, newest selection first (FB-2).
 
@@ -27,10 +29,15 @@ def fill_back(
     """
     result = list(targets)
     for i in range(len(result) - 2, -1, -1):
-        snapshot.add_workload(workload_of(result[i]))
+        w = workload_of(result[i])
+        snapshot.add_workload(w)
         if fits():
             result[i] = result[-1]
             result.pop()
+            if trace is not None:
+                trace.add(Verdict.READMITTED, "FB-2", "the preemptor still fits with it back", w.key, w.cluster_queue)
         else:
-            snapshot.remove_workload(workload_of(result[i]))
+            snapshot.remove_workload(w)
+            if trace is not None:
+                trace.add(Verdict.INFO, "FB-2", "needed: the preemptor does not fit with it back", w.key, w.cluster_queue)
     return result

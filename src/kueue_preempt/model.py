@@ -100,14 +100,17 @@ class PreemptionPolicy(str, enum.Enum):
         return self.value
 
 
-def _policy(value: PreemptionPolicy | str | None) -> PreemptionPolicy:
-    # An empty/absent value defaults to Never, as Kueue's API defaulting does (POL-7, POL-8).
-    if value is None or value == "":
-        return PreemptionPolicy.NEVER
-    try:
-        return PreemptionPolicy(value)
-    except ValueError:
-        raise InvalidModel("preemption policy", "value", f"unknown policy {value!r}") from None
+def _policy(obj: str, field: str) -> Callable[[PreemptionPolicy | str | None], PreemptionPolicy]:
+    def convert(value: PreemptionPolicy | str | None) -> PreemptionPolicy:
+        # An empty/absent value defaults to Never, as Kueue's API defaulting does (POL-7, POL-8).
+        if value is None or value == "":
+            return PreemptionPolicy.NEVER
+        try:
+            return PreemptionPolicy(value)
+        except ValueError:
+            raise InvalidModel(obj, field, f"unknown policy {value!r}") from None
+
+    return convert
 
 
 def _allowed(*values: PreemptionPolicy) -> _Validator:
@@ -125,7 +128,7 @@ class BorrowWithinCohort:
 
     policy: PreemptionPolicy = attrs.field(
         default=PreemptionPolicy.NEVER,
-        converter=_policy,
+        converter=_policy("BorrowWithinCohort", "policy"),
         validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY),
     )
     max_priority_threshold: int | None = None
@@ -137,7 +140,7 @@ class ClusterQueuePreemption:
 
     within_cluster_queue: PreemptionPolicy = attrs.field(
         default=PreemptionPolicy.NEVER,
-        converter=_policy,
+        converter=_policy("ClusterQueuePreemption", "within_cluster_queue"),
         validator=_allowed(
             PreemptionPolicy.NEVER,
             PreemptionPolicy.LOWER_PRIORITY,
@@ -146,7 +149,7 @@ class ClusterQueuePreemption:
     )
     reclaim_within_cohort: PreemptionPolicy = attrs.field(
         default=PreemptionPolicy.NEVER,
-        converter=_policy,
+        converter=_policy("ClusterQueuePreemption", "reclaim_within_cohort"),
         validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.ANY),
     )
     borrow_within_cohort: BorrowWithinCohort | None = None
@@ -355,8 +358,13 @@ def _cost(value: Decimal | int | str | None) -> Decimal | None:
         from .quantity import parse_quantity
 
         q = parse_quantity(value, where="status.preemptionCost")
-        # Quantities are multiples of 1e-9, so this division is exact.
-        return Decimal(q.numerator * (10**9 // q.denominator)).scaleb(-9).normalize()
+        # A quantity's denominator is 2^a * 5^b (decimal digits and suffixes only divide by
+        # powers of ten), so it divides 10^max(a, b): the Decimal below is exact (COST-3).
+        den, k = q.denominator, 0
+        while (10**k) % den:
+            k += 1
+        # Built from a string: Decimal arithmetic would round to the context precision.
+        return Decimal(f"{q.numerator * (10**k // den)}E-{k}")
     raise InvalidModel("Workload", "preemption_cost", f"{value!r} is not a quantity")
 
 

@@ -8,6 +8,7 @@ from .classic import classic_targets
 from .config import PreemptionConfig
 from .fairsharing import fair_targets
 from .model import Assignment, Target, Workload
+from .trace import DecisionTrace
 from .quota import Snapshot
 
 __all__ = ["get_targets"]
@@ -20,6 +21,7 @@ def get_targets(
     snapshot: Snapshot,
     config: PreemptionConfig = PreemptionConfig(),
     now: datetime | None = None,
+    trace: DecisionTrace | None = None,
 ) -> list[Target]:
     """Targets to evict so that ``preemptor`` fits in ``cluster_queue`` (GT-1).
 
@@ -27,7 +29,9 @@ def get_targets(
     ``config.fair_sharing`` is set, classic (:func:`~kueue_preempt.classic_targets`) otherwise
     (GT-2, FG-3). ``cluster_queue`` is explicit because a pending workload has no admission.
     Returns a complete target set or ``[]``; ``snapshot`` is left unchanged (GT-3, GT-4).
+    Pass a :class:`~kueue_preempt.trace.DecisionTrace` as ``trace`` to receive every step
+    with the rule that decided it.
     """
     if config.fair_sharing is not None:
-        return fair_targets(preemptor, cluster_queue, assignment, snapshot, config, now)
-    return classic_targets(preemptor, cluster_queue, assignment, snapshot, config, now)
+        return fair_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
+    return classic_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)

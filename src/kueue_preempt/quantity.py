@@ -39,22 +39,19 @@ _QUANTITY_RE = re.compile(
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _MAX_LEN = 128
-# An untrusted ``1e999999999`` would build a billion-digit integer. Larger exponents are
-# rejected as absurd; smaller negative ones are clamped, which is exact because every value
-# is rounded up to nano precision anyway.
+# An untrusted ``1e999999999`` would build a billion-digit integer, so exponents beyond this
+# bound are rejected as absurd input (no real quota, request or cost comes near it).
 _MAX_EXPONENT = 1000
 _CPU_QUOTA_BOUND = Fraction(UNLIMITED // 1000)
-_NANO = 10**9
-_MAX_MAGNITUDE = Fraction(UNLIMITED)
+
 
 
 def parse_quantity(value: str, *, where: str = "") -> Fraction:
     """Parse a Kubernetes quantity string exactly (Q-0).
 
     Accepts exactly Kubernetes' grammar: ``"500m"``, ``"3Gi"``, ``"1e3"``, ``"0.5"``, ``"+1"``,
-    ``"1."``. Like Kubernetes, the value is rounded up (away from zero) to a multiple of
-    ``1n`` (1e-9), and binary-suffixed values are capped at 2^63-1. Exponents above 1000
-    are rejected as absurd input. Rejects everything else (``"1_000"``, ``"NaN"``, ``"K"``, ``" 1"``, ``""``) with
+    ``"1."``. The value is exact; rounding happens only in the conversion to amounts (Q-1).
+    Exponents beyond ±1000 are rejected as absurd input. Rejects everything else (``"1_000"``, ``"NaN"``, ``"K"``, ``" 1"``, ``""``) with
     :class:`~kueue_preempt.errors.InvalidQuantity` naming the string (and ``where``, if given).
     """
     if not isinstance(value, str):
@@ -68,22 +65,17 @@ def parse_quantity(value: str, *, where: str = "") -> Fraction:
     frac = m.group("frac") or ""
     number = Fraction(int(digits + frac), 10 ** len(frac))
     if m.group("bin"):
-        # Kubernetes caps binary-suffixed values at 2^63-1.
-        number = min(number * _BINARY[m.group("bin")], _MAX_MAGNITUDE)
+        number *= _BINARY[m.group("bin")]
     else:
         if m.group("exp"):
             exp = int(m.group("exp")[1:])
-            if exp > _MAX_EXPONENT:
-                raise InvalidQuantity(value, f"exponent above {_MAX_EXPONENT} (absurd size)", where=where)
-            exp = max(exp, -_MAX_EXPONENT)
+            if abs(exp) > _MAX_EXPONENT:
+                raise InvalidQuantity(value, f"exponent beyond +/-{_MAX_EXPONENT} (absurd size)", where=where)
         elif m.group("dec"):
             exp = _DECIMAL[m.group("dec")]
         else:
             exp = 0
         number *= Fraction(10) ** exp
-    # Kubernetes keeps at most nano precision, rounding up (away from zero); every value is
-    # therefore an exact multiple of 1e-9.
-    number = Fraction(-((-number.numerator * _NANO) // number.denominator), _NANO)
     return -number if m.group("sign") == "-" else number
 
 
