@@ -100,17 +100,27 @@ class PreemptionPolicy(str, enum.Enum):
         return self.value
 
 
-def _policy(obj: str, field: str) -> Callable[[PreemptionPolicy | str | None], PreemptionPolicy]:
-    def convert(value: PreemptionPolicy | str | None) -> PreemptionPolicy:
-        # An empty/absent value defaults to Never, as Kueue's API defaulting does (POL-7, POL-8).
-        if value is None or value == "":
-            return PreemptionPolicy.NEVER
-        try:
-            return PreemptionPolicy(value)
-        except ValueError:
-            raise InvalidModel(obj, field, f"unknown policy {value!r}") from None
+def _policy(value: PreemptionPolicy | str | None, obj: str, field: str) -> PreemptionPolicy:
+    # An empty/absent value defaults to Never, as Kueue's API defaulting does (POL-7, POL-8).
+    if value is None or value == "":
+        return PreemptionPolicy.NEVER
+    try:
+        return PreemptionPolicy(value)
+    except ValueError:
+        raise InvalidModel(obj, field, f"unknown policy {value!r}") from None
 
-    return convert
+
+# attrs (and mypy's attrs plugin) need named converter functions, one per field.
+def _bwc_policy(value: PreemptionPolicy | str | None) -> PreemptionPolicy:
+    return _policy(value, "BorrowWithinCohort", "policy")
+
+
+def _within_policy(value: PreemptionPolicy | str | None) -> PreemptionPolicy:
+    return _policy(value, "ClusterQueuePreemption", "within_cluster_queue")
+
+
+def _reclaim_policy(value: PreemptionPolicy | str | None) -> PreemptionPolicy:
+    return _policy(value, "ClusterQueuePreemption", "reclaim_within_cohort")
 
 
 def _allowed(*values: PreemptionPolicy) -> _Validator:
@@ -128,7 +138,7 @@ class BorrowWithinCohort:
 
     policy: PreemptionPolicy = attrs.field(
         default=PreemptionPolicy.NEVER,
-        converter=_policy("BorrowWithinCohort", "policy"),
+        converter=_bwc_policy,
         validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY),
     )
     max_priority_threshold: int | None = None
@@ -140,7 +150,7 @@ class ClusterQueuePreemption:
 
     within_cluster_queue: PreemptionPolicy = attrs.field(
         default=PreemptionPolicy.NEVER,
-        converter=_policy("ClusterQueuePreemption", "within_cluster_queue"),
+        converter=_within_policy,
         validator=_allowed(
             PreemptionPolicy.NEVER,
             PreemptionPolicy.LOWER_PRIORITY,
@@ -149,7 +159,7 @@ class ClusterQueuePreemption:
     )
     reclaim_within_cohort: PreemptionPolicy = attrs.field(
         default=PreemptionPolicy.NEVER,
-        converter=_policy("ClusterQueuePreemption", "reclaim_within_cohort"),
+        converter=_reclaim_policy,
         validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.ANY),
     )
     borrow_within_cohort: BorrowWithinCohort | None = None
