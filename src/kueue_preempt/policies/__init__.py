@@ -1,0 +1,119 @@
+"""Reference controller policies (BOOST-*, COST-6) as pure functions, plus a cycle simulation.
+
+Each policy maps a workload's state, a config and (where time matters) ``now`` to the write a
+controller would make — an :class:`AnnotationAction` for the ``kueue.x-k8s.io/priority-boost``
+annotation, a :class:`StatusAction` for ``status.preemptionCost`` — and, for time-based
+policies, when to reconcile again. Applying the write and reconciling again yields no write.
+
+* :mod:`.boost` — Kueue's time-sharing booster (BOOST-1..BOOST-11), the KEP's preemption-count
+  "threshold" booster (BOOST-12), phase-based and weighted combinations.
+* :mod:`.cost` — the preemption-cost controller (COST-6).
+* :mod:`.simulation` — a discrete-event simulation of one ClusterQueue that replays scenarios
+  through :func:`kueue_preempt.get_targets` and detects A→B→A preemption cycles.
+"""
+
+from __future__ import annotations
+
+from .actions import (
+    EVENT_BOOST_CLEARED,
+    EVENT_BOOST_SET,
+    PREEMPTED_EVICTION_REASON,
+    ActionKind,
+    AnnotationAction,
+    BoostDecision,
+    BoostFn,
+    InvalidDuration,
+    ReconcileResult,
+    StatusAction,
+    clamp_int32,
+    preempted_count,
+    wrap_int32,
+)
+from .boost import (
+    DEFAULT_NEGATIVE_BOOST,
+    BoostPhase,
+    LabelSelector,
+    LabelSelectorRequirement,
+    PhaseBoostConfig,
+    SelectorOperator,
+    ThresholdBoostConfig,
+    TimeSharingConfig,
+    WeightedBoostConfig,
+    boost_annotation_action,
+    combine_boosts,
+    out_of_scope_action,
+    parse_go_duration,
+    parse_go_duration_ns,
+    reconcile_boost,
+    reconcile_phase_boost,
+    reconcile_threshold,
+    reconcile_time_sharing,
+    time_sharing_boost,
+    watch_filter,
+)
+from .cost import clear_cost, compute_cost, reconcile_cost
+from .simulation import (
+    SIM_CLUSTER_QUEUE,
+    SIM_EPOCH,
+    Booster,
+    Cycle,
+    PreemptionEvent,
+    SimScenario,
+    SimulationReport,
+    SimWorkload,
+    TimelineEntry,
+    TimelineKind,
+    detect_cycles,
+    simulate,
+)
+
+__all__ = [
+    "ActionKind",
+    "AnnotationAction",
+    "BoostDecision",
+    "BoostFn",
+    "BoostPhase",
+    "Booster",
+    "Cycle",
+    "DEFAULT_NEGATIVE_BOOST",
+    "EVENT_BOOST_CLEARED",
+    "EVENT_BOOST_SET",
+    "InvalidDuration",
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "PREEMPTED_EVICTION_REASON",
+    "PhaseBoostConfig",
+    "PreemptionEvent",
+    "ReconcileResult",
+    "SIM_CLUSTER_QUEUE",
+    "SIM_EPOCH",
+    "SelectorOperator",
+    "SimScenario",
+    "SimWorkload",
+    "SimulationReport",
+    "StatusAction",
+    "ThresholdBoostConfig",
+    "TimeSharingConfig",
+    "TimelineEntry",
+    "TimelineKind",
+    "WeightedBoostConfig",
+    "boost_annotation_action",
+    "clamp_int32",
+    "clear_cost",
+    "combine_boosts",
+    "compute_cost",
+    "detect_cycles",
+    "out_of_scope_action",
+    "parse_go_duration",
+    "parse_go_duration_ns",
+    "preempted_count",
+    "reconcile_boost",
+    "reconcile_cost",
+    "reconcile_phase_boost",
+    "reconcile_threshold",
+    "reconcile_time_sharing",
+    "simulate",
+    "time_sharing_boost",
+    "watch_filter",
+    "wrap_int32",
+]
