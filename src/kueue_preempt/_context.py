@@ -14,6 +14,7 @@ from .errors import UnknownClusterQueue
 from .messages import preemption_message
 from .nonpreemptible import check_non_preemptible_quota, is_non_preemptible
 from .model import Assignment, ClusterQueue, FlavorResource, PreemptionReason, Target, Workload
+from .index import IndexEntry
 from .ordering import SortKey, candidate_sort_key
 from .policy import queue_order_timestamp
 from .priority import effective_priority
@@ -69,6 +70,7 @@ class DecisionContext:
         self.cq: ClusterQueue = cq
         self.requests = assignment.requests
         self.frnp: frozenset[FlavorResource] = assignment.preempt
+        self.index = snapshot.index_for(config)
         self.priority = effective_priority(preemptor, boost_enabled=config.priority_boost)
         self.queue_time = queue_order_timestamp(preemptor, config)
         self.protect_non_preemptible = config.non_preemptible_enabled
@@ -84,6 +86,11 @@ class DecisionContext:
     def protected(self, workload: Workload) -> bool:
         """NP-3: a non-preemptible workload is never a candidate (when the feature is on)."""
         return self.protect_non_preemptible and self.snapshot.is_non_preemptible(workload)
+
+    def candidate_from_entry(self, entry: IndexEntry, node: QuotaNode) -> Candidate:
+        """A Candidate from a candidate-index entry, without recomputing its key."""
+        key = (entry[0], 1 if node is self.node else 0, entry[1], entry[2], entry[3], entry[4])
+        return Candidate(entry[6], node, key)
 
     def candidate(self, workload: Workload, node: QuotaNode) -> Candidate:
         return Candidate(workload, node, candidate_sort_key(workload, self.cq.name, self.now, self.config))

@@ -9,11 +9,13 @@ attempts (CL-ATT-2); helpers below it classify (CL-VAR-1), collect (CL-GEN-3) an
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Iterator
+import heapq
+from typing import Generic, Iterable, Iterator, TypeVar
 
 from ._context import Candidate, DecisionContext
 from .config import PreemptionConfig
 from .fill_back import fill_back
+from .index import CandidateIndex, IndexEntry
 from .model import Assignment, PreemptionPolicy, PreemptionReason, Target, Workload
 from .ordering import sort_by_ordering
 from .policy import borrow_within_cohort_forbidden, policy_allows
@@ -22,6 +24,8 @@ from .quota import QuotaNode, Snapshot
 from .trace import Verdict
 
 __all__ = ["classic_targets"]
+
+T = TypeVar("T")
 
 # CL-VAR-1 variants.
 _NEVER = 0
@@ -73,17 +77,14 @@ def classic_targets(
     return []
 
 
-def _plan(ctx: DecisionContext) -> tuple[list[Candidate], list[bool]]:
+def _plan(ctx: DecisionContext) -> tuple[Iterable[Candidate], list[bool]]:
     """Candidate order (CL-GEN-7) and attempt list (CL-ATT-1)."""
-    same_queue = _same_queue_candidates(ctx)
-    hierarchy, priority = _cohort_candidates(ctx)
-    afs = ctx.config.admission_fair_sharing
-    buckets = [sort_by_ordering(b, _key_of, _workload_of, afs) for b in (hierarchy, priority, same_queue)]
-    ordered = [c for b in buckets for c in b if c.workload.evicted]
-    ordered += [c for b in buckets for c in b if not c.workload.evicted]
+    hierarchy, priority, same_queue = (_bucket(ctx, sources) for sources in _sources(ctx))
+    # CL-GEN-7: evicted(h) ++ evicted(p) ++ evicted(s) ++ rest(h) ++ rest(p) ++ rest(s).
+    ordered = _Chain([hierarchy[0], priority[0], same_queue[0], hierarchy[1], priority[1], same_queue[1]])
 
-    no_other = not hierarchy and not priority  # CL-GEN-8: raw buckets
-    no_hier = not hierarchy
+    no_hier = not hierarchy[0] and not hierarchy[1]  # CL-GEN-8: raw buckets
+    no_other = no_hier and not priority[0] and not priority[1]
     forbidden = borrow_within_cohort_forbidden(ctx.cq)
     node = ctx.node
     under = all(node.subtree_quota.get(fr, 0) > node.usage.get(fr, 0) for fr in ctx.frnp)
@@ -104,6 +105,126 @@ def _plan(ctx: DecisionContext) -> tuple[list[Candidate], list[bool]]:
             f"cohort candidates={not no_other}, hierarchy candidates={not no_hier})",
         )
     return ordered, attempts
+
+
+# A ClusterQueue whose workloads feed a bucket: (queue, lowest common ancestor, advantage).
+_Source = tuple[QuotaNode, "QuotaNode | None", bool]
+
+
+def _sources(ctx: DecisionContext) -> tuple[list[_Source], list[_Source], list[_Source]]:
+    """CL-GEN-1..5: which queues feed the hierarchy, priority and same-queue buckets.
+
+    Everything here reads the snapshot at entry (CL-GEN-6); classifying the workloads of
+    these queues needs no snapshot state, so it can happen lazily later.
+    """
+    node = ctx.node
+    prem = ctx.cq.preemption
+    same: list[_Source] = [] if prem.within_cluster_queue is PreemptionPolicy.NEVER else [(node, None, False)]
+    hierarchy: list[_Source] = []
+    priority: list[_Source] = []
+    if node.parent is None or prem.reclaim_within_cohort is PreemptionPolicy.NEVER:
+        return hierarchy, priority, same  # CL-GEN-2
+    snapshot = ctx.snapshot
+    advantage, remaining = snapshot.fit_probe(node, ctx.requests)
+    previous: QuotaNode = node
+    for ancestor in node.ancestors():
+        bucket = hierarchy if advantage else priority
+        for queue in _over_nominal_queues(ctx, ancestor, previous):
+            bucket.append((queue, ancestor, advantage))
+        fits_here, remaining = snapshot.fit_probe(ancestor, remaining)
+        advantage = advantage or fits_here  # CL-GEN-4
+        previous = ancestor
+    return hierarchy, priority, same
+
+
+def _bucket(ctx: DecisionContext, sources: list[_Source]) -> tuple[Iterable[Candidate], Iterable[Candidate]]:
+    """One bucket's candidates in ORD order, split into (evicted, rest) (CL-GEN-7).
+
+    With a current candidate index the per-queue sorted lists are merged lazily, so only the
+    candidates a decision reaches are classified; otherwise every workload is classified and
+    the bucket sorted. Both give the same sequence.
+    """
+    index = ctx.index
+    if index is None:
+        out = []
+        for queue, lca, advantage in sources:
+            for w in queue.workloads.values():
+                c = ctx.candidate(w, queue)
+                if _admit(ctx, c, lca, advantage):
+                    out.append(c)
+        ordered = sort_by_ordering(out, _key_of, _workload_of, ctx.config.admission_fair_sharing)
+        return [c for c in ordered if c.workload.evicted], [c for c in ordered if not c.workload.evicted]
+    return _Lazy(_merged(ctx, index, sources, True)), _Lazy(_merged(ctx, index, sources, False))
+
+
+def _merged(ctx: DecisionContext, index: CandidateIndex, sources: list[_Source], evicted: bool) -> Iterator[Candidate]:
+    streams = [_keyed(index, ctx, queue, lca, advantage, evicted) for queue, lca, advantage in sources]
+    for _, entry, queue, lca, advantage in heapq.merge(*streams):
+        c = ctx.candidate_from_entry(entry, queue)
+        if _admit(ctx, c, lca, advantage):
+            yield c
+
+
+def _keyed(
+    index: CandidateIndex,
+    ctx: DecisionContext,
+    queue: QuotaNode,
+    lca: QuotaNode | None,
+    advantage: bool,
+    evicted: bool,
+) -> Iterator[tuple[tuple[object, ...], IndexEntry, QuotaNode, QuotaNode | None, bool]]:
+    # Merge key = Candidate.key without the ORD-2 flag, constant inside a bucket; it ends in the
+    # unique workload key, so the merge never compares the payload.
+    for e in index.entries(queue, ctx.now, evicted):
+        yield (e[0], e[1], e[2], e[3], e[4], queue.name, e[5]), e, queue, lca, advantage
+
+
+def _admit(ctx: DecisionContext, c: Candidate, lca: QuotaNode | None, advantage: bool) -> bool:
+    """Classify ``c`` (CL-VAR-1) and record its variant, reason and LCA; False drops it."""
+    variant = _classify(ctx, c, advantage)
+    if variant == _NEVER:
+        return False
+    c.variant = variant
+    c.reason = _REASON[variant]
+    c.lca = lca
+    return True
+
+
+class _Lazy(Generic[T]):
+    """A lazily filled, re-iterable sequence: attempts share the work of earlier ones."""
+
+    def __init__(self, source: Iterator[T]) -> None:
+        self._source: Iterator[T] | None = source
+        self._items: list[T] = []
+
+    def __iter__(self) -> Iterator[T]:
+        i = 0
+        while True:
+            if i < len(self._items):
+                yield self._items[i]
+                i += 1
+            elif self._source is None:
+                return
+            else:
+                nxt = next(self._source, None)
+                if nxt is None:
+                    self._source = None
+                    return
+                self._items.append(nxt)
+
+    def __bool__(self) -> bool:
+        return next(iter(self), None) is not None
+
+
+class _Chain(Generic[T]):
+    """Re-iterable concatenation of re-iterable parts."""
+
+    def __init__(self, parts: list[Iterable[T]]) -> None:
+        self._parts = parts
+
+    def __iter__(self) -> Iterator[T]:
+        for part in self._parts:
+            yield from part
 
 
 def _classify(ctx: DecisionContext, c: Candidate, advantage: bool) -> int:
@@ -174,48 +295,6 @@ def _candidate_variant(ctx: DecisionContext, c: Candidate, same: bool, advantage
     return _RECLAIM_WHILE_BORROWING
 
 
-def _same_queue_candidates(ctx: DecisionContext) -> list[Candidate]:
-    """CL-GEN-1: the preemptor's own ClusterQueue."""
-    if ctx.cq.preemption.within_cluster_queue is PreemptionPolicy.NEVER:
-        return []
-    out = []
-    for w in ctx.node.workloads.values():
-        c = ctx.candidate(w, ctx.node)
-        variant = _classify(ctx, c, False)
-        if variant != _NEVER:
-            c.variant = variant
-            c.reason = _REASON[variant]
-            out.append(c)
-    return out
-
-
-def _cohort_candidates(ctx: DecisionContext) -> tuple[list[Candidate], list[Candidate]]:
-    """CL-GEN-2/3: walk the ancestors bottom-up, filling the hierarchy and priority buckets."""
-    hierarchy: list[Candidate] = []
-    priority: list[Candidate] = []
-    node = ctx.node
-    if node.parent is None or ctx.cq.preemption.reclaim_within_cohort is PreemptionPolicy.NEVER:
-        return hierarchy, priority
-    snapshot = ctx.snapshot
-    advantage, remaining = snapshot.fit_probe(node, ctx.requests)
-    previous: QuotaNode = node
-    for ancestor in node.ancestors():
-        bucket = hierarchy if advantage else priority
-        for queue in _over_nominal_queues(ctx, ancestor, previous):
-            for w in queue.workloads.values():
-                c = ctx.candidate(w, queue)
-                variant = _classify(ctx, c, advantage)
-                if variant != _NEVER:
-                    c.variant = variant
-                    c.reason = _REASON[variant]
-                    c.lca = ancestor
-                    bucket.append(c)
-        fits_here, remaining = snapshot.fit_probe(ancestor, remaining)
-        advantage = advantage or fits_here  # CL-GEN-4
-        previous = ancestor
-    return hierarchy, priority
-
-
 def _over_nominal_queues(ctx: DecisionContext, ancestor: QuotaNode, skip: QuotaNode) -> Iterator[QuotaNode]:
     """CL-GEN-3 ``collect``: CQs over nominal on FRNP inside over-quota child subtrees.
 
@@ -263,7 +342,7 @@ def _invalid_rule(ctx: DecisionContext, c: Candidate, allow_borrowing: bool) -> 
     return ""
 
 
-def _run_attempt(ctx: DecisionContext, ordered: list[Candidate], allow_borrowing: bool) -> list[Candidate]:
+def _run_attempt(ctx: DecisionContext, ordered: Iterable[Candidate], allow_borrowing: bool) -> list[Candidate]:
     """CL-ATT-2: one attempt; the snapshot is back to its entry state on return."""
     snapshot = ctx.snapshot
     tr = ctx.trace

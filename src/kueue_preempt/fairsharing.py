@@ -10,14 +10,14 @@ cohorts.
 
 from __future__ import annotations
 
-from collections import deque
 from datetime import datetime
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from ._context import Candidate, DecisionContext
 from .config import FairSharingConfig, FairSharingStrategy, PreemptionConfig
 from .drs import NEGATIVE_SHARE, DominantResourceShare, compare_drs, dominant_resource_share, format_share
 from .fill_back import fill_back
+from .index import CandidateIndex
 from .model import Assignment, FlavorResource, PreemptionPolicy, PreemptionReason, Target, Workload
 from .ordering import sort_by_ordering
 from .policy import policy_allows
@@ -96,7 +96,7 @@ def fair_targets(
     allow_borrowing = not ctx.must_not_borrow  # NP-8 strict mode
     with snapshot.preserved():
         candidates = _candidates(ctx)
-        if not candidates:
+        if not any(candidates.values()):
             if tr is not None:
                 tr.add(Verdict.NO_TARGETS, "FS-CAND-3", "no candidates")
             return []
@@ -125,51 +125,103 @@ def _key_of(c: Candidate) -> tuple[object, ...]:
     return c.key
 
 
-def _candidates(ctx: DecisionContext) -> list[Candidate]:
-    """FS-CAND-1..3: own-queue and borrowing-queue candidates, sorted by ORD."""
-    out: list[Candidate] = []
+def _candidates(ctx: DecisionContext) -> dict[QuotaNode, CandidateQueue]:
+    """FS-CAND-1..3: own-queue and borrowing-queue candidates, per queue in ORD order.
+
+    Without a current index, every candidate is built and the whole list sorted and grouped
+    (FS-CAND-3). With one, each queue's candidates stream lazily from its sorted list; since
+    ORD-2 is constant inside a queue, the per-queue order is the same.
+    """
     prem = ctx.cq.preemption
     frnp = ctx.frnp
     tr = ctx.trace
+    sources: list[tuple[QuotaNode, PreemptionPolicy, str]] = []
     if prem.within_cluster_queue is not PreemptionPolicy.NEVER:
-        out.extend(_eligible(ctx, ctx.node, prem.within_cluster_queue, "FS-CAND-1"))
+        sources.append((ctx.node, prem.within_cluster_queue, "FS-CAND-1"))
     if ctx.node.parent is not None and prem.reclaim_within_cohort is not PreemptionPolicy.NEVER:
         for node in ctx.snapshot.subtree(ctx.node.root):
             if not node.is_cluster_queue or node is ctx.node:
                 continue
             usage, sq = node.usage, node.subtree_quota
             if any(usage.get(fr, 0) > sq.get(fr, 0) for fr in frnp):  # Q-11 Borrowing(q, fr)
-                out.extend(_eligible(ctx, node, prem.reclaim_within_cohort, "FS-CAND-2"))
+                sources.append((node, prem.reclaim_within_cohort, "FS-CAND-2"))
             elif tr is not None:
                 tr.add(Verdict.INFO, "FS-CAND-2", "not borrowing: its workloads are not candidates", cluster_queue=node.name)
-    return sort_by_ordering(out, _key_of, _workload_of, ctx.config.admission_fair_sharing)
+    index = ctx.index
+    if index is not None:
+        return {
+            node: CandidateQueue(c for c in _indexed(ctx, index, node) if _eligible(ctx, c, policy, rule))
+            for node, policy, rule in sources
+        }
+    out = [
+        c
+        for node, policy, rule in sources
+        for c in (ctx.candidate(w, node) for w in node.workloads.values())
+        if _eligible(ctx, c, policy, rule)
+    ]
+    grouped: dict[QuotaNode, list[Candidate]] = {}
+    for c in sort_by_ordering(out, _key_of, _workload_of, ctx.config.admission_fair_sharing):
+        grouped.setdefault(c.node, []).append(c)
+    return {node: CandidateQueue(iter(cands)) for node, cands in grouped.items()}
 
 
-def _eligible(ctx: DecisionContext, node: QuotaNode, policy: PreemptionPolicy, rule: str) -> Iterator[Candidate]:
+def _indexed(ctx: DecisionContext, index: CandidateIndex, node: QuotaNode) -> Iterator[Candidate]:
+    for evicted in (True, False):  # ORD-1: evicted first
+        for entry in index.entries(node, ctx.now, evicted):
+            yield ctx.candidate_from_entry(entry, node)
+
+
+def _eligible(ctx: DecisionContext, c: Candidate, policy: PreemptionPolicy, rule: str) -> bool:
+    """FS-CAND-1/2 filters: resources (POL-9), the policy, non-preemptible (NP-3)."""
     tr = ctx.trace
-    for w in node.workloads.values():
-        if w.used_flavor_resources.isdisjoint(ctx.frnp):
-            if tr is not None:
-                tr.add(Verdict.FILTERED, "POL-9", "uses none of the flavor/resources that need preemption", w.key, node.name)
-            continue
-        c = ctx.candidate(w, node)
-        if not policy_allows(policy, ctx.priority, c.priority, ctx.queue_time, ctx.candidate_queue_time(w)):
-            if tr is not None:
-                tr.add(
-                    Verdict.FILTERED,
-                    _POLICY_RULE[policy],
-                    f"policy {policy.value} does not allow it (priority {c.priority} vs preemptor {ctx.priority})",
-                    w.key,
-                    node.name,
-                )
-            continue
-        if ctx.protected(w):
-            if tr is not None:
-                tr.add(Verdict.FILTERED, "NP-3", "non-preemptible (preemptionPolicy=Never)", w.key, node.name)
-            continue
+    w, node = c.workload, c.node
+    if w.used_flavor_resources.isdisjoint(ctx.frnp):
         if tr is not None:
-            tr.add(Verdict.CANDIDATE, rule, f"priority {c.priority}", w.key, node.name)
-        yield c
+            tr.add(Verdict.FILTERED, "POL-9", "uses none of the flavor/resources that need preemption", w.key, node.name)
+        return False
+    if not policy_allows(policy, ctx.priority, c.priority, ctx.queue_time, ctx.candidate_queue_time(w)):
+        if tr is not None:
+            tr.add(
+                Verdict.FILTERED,
+                _POLICY_RULE[policy],
+                f"policy {policy.value} does not allow it (priority {c.priority} vs preemptor {ctx.priority})",
+                w.key,
+                node.name,
+            )
+        return False
+    if ctx.protected(w):
+        if tr is not None:
+            tr.add(Verdict.FILTERED, "NP-3", "non-preemptible (preemptionPolicy=Never)", w.key, node.name)
+        return False
+    if tr is not None:
+        tr.add(Verdict.CANDIDATE, rule, f"priority {c.priority}", w.key, node.name)
+    return True
+
+
+class CandidateQueue:
+    """One ClusterQueue's remaining candidates, in ORD order, consumed from the front.
+
+    Backed by an iterator so that an indexed decision only builds the candidates it reaches.
+    """
+
+    __slots__ = ("_source", "_head")
+
+    def __init__(self, source: Iterable[Candidate]) -> None:
+        self._source = iter(source)
+        self._head = next(self._source, None)
+
+    def __bool__(self) -> bool:
+        return self._head is not None
+
+    def head(self) -> Candidate:
+        if self._head is None:
+            raise IndexError("no candidates left")
+        return self._head
+
+    def pop(self) -> Candidate:
+        head = self.head()
+        self._head = next(self._source, None)
+        return head
 
 
 _POLICY_RULE = {
@@ -193,15 +245,19 @@ class ClusterQueueOrdering:
         self,
         snapshot: Snapshot,
         preemptor_queue: QuotaNode,
-        candidates: Sequence[Candidate],
+        candidates: Sequence[Candidate] | Mapping[QuotaNode, CandidateQueue],
         trace: DecisionTrace | None = None,
     ) -> None:
         self._trace = trace
         self._snapshot = snapshot
         self._preemptor = preemptor_queue
-        self._queues: dict[QuotaNode, deque[Candidate]] = {}
-        for c in candidates:
-            self._queues.setdefault(c.node, deque()).append(c)
+        if isinstance(candidates, Mapping):
+            self._queues = dict(candidates)
+        else:
+            grouped: dict[QuotaNode, list[Candidate]] = {}
+            for c in candidates:
+                grouped.setdefault(c.node, []).append(c)
+            self._queues = {node: CandidateQueue(cands) for node, cands in grouped.items()}
         self._pruned: set[QuotaNode] = set()
         self._ancestors = set(preemptor_queue.ancestors())
 
@@ -226,14 +282,14 @@ class ClusterQueueOrdering:
                 yield target
 
     def head(self, queue: QuotaNode) -> Candidate:
-        return self._queues[queue][0]
+        return self._queues[queue].head()
 
     def has_candidates(self, queue: QuotaNode) -> bool:
         return bool(self._queues.get(queue))
 
     def pop(self, queue: QuotaNode) -> Candidate:
         """Take the head candidate of ``queue``."""
-        return self._queues[queue].popleft()
+        return self._queues[queue].pop()
 
     def drop(self, queue: QuotaNode) -> None:
         """Prune ``queue``: it is never yielded again."""
@@ -338,7 +394,9 @@ class _Run:
             tr.add(Verdict.INFO, "FS-RUN-1", "the preemptor fits")
         return fits
 
-    def first_pass(self, candidates: list[Candidate], strategy: FairSharingStrategy) -> tuple[bool, list[Candidate]]:
+    def first_pass(
+        self, candidates: Mapping[QuotaNode, CandidateQueue], strategy: FairSharingStrategy
+    ) -> tuple[bool, list[Candidate]]:
         """FS-RUN-2 with the within-nominal shortcut FS-NOM-1."""
         ctx, snapshot, tr = self.ctx, self.ctx.snapshot, self.ctx.trace
         ordering = ClusterQueueOrdering(snapshot, ctx.node, candidates, tr)

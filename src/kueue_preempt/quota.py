@@ -16,6 +16,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterable, Iterator, Mapping
 
+from .config import PreemptionConfig
 from .errors import CohortCycle, DuplicateName, InputTooLarge, UnknownClusterQueue, UnknownCohort
 from .model import (
     ClassPreemptionPolicy,
@@ -26,6 +27,7 @@ from .model import (
     Workload,
     WorkloadPriorityClass,
 )
+from .index import CandidateIndex
 from .quantity import amount_add, amount_sub
 
 __all__ = ["QuotaNode", "Snapshot", "MAX_COHORT_DEPTH", "MAX_OBJECTS"]
@@ -129,6 +131,10 @@ class Snapshot:
         # Potential capacity depends only on quotas and limits, never on usage, so the
         # per-(parent, resource) sums fair sharing asks for repeatedly are cached.
         self._lendable: dict[tuple[QuotaNode, str], int] = {}
+        self._index: CandidateIndex | None = None
+        # The index follows add/remove outside what-if blocks only; a change inside one makes
+        # it stale until the block restores the state it was built for.
+        self._index_valid = False
         self._classes: dict[str, WorkloadPriorityClass] = {}
         for wpc in priority_classes:
             if wpc.name in self._classes:
@@ -315,6 +321,34 @@ class Snapshot:
         wpc = self._classes.get(ref.name)
         return wpc is not None and wpc.preemption_policy is ClassPreemptionPolicy.NEVER
 
+    def enable_index(self, config: PreemptionConfig | None = None) -> CandidateIndex:
+        """Build and keep a :class:`~kueue_preempt.index.CandidateIndex` for ``config``.
+
+        Decisions under a matching configuration then merge per-queue sorted lists instead of
+        sorting every candidate (issue 7); results are identical. O(n log n) once, then
+        O(log n) per ``add_workload``/``remove_workload``.
+        """
+        config = config or PreemptionConfig()
+        index = CandidateIndex(config.priority_boost, config.preemption_cost_enabled)
+        for node in self._queues.values():
+            for w in node.workloads.values():
+                index.add(node, w)
+        self._index = index
+        self._index_valid = self._journal is None
+        return index
+
+    def disable_index(self) -> None:
+        """Drop the candidate index; decisions take the plain path."""
+        self._index = None
+        self._index_valid = False
+
+    def index_for(self, config: PreemptionConfig) -> CandidateIndex | None:
+        """The candidate index, if it is current and built for ``config``'s ordering key."""
+        index = self._index
+        if index is None or not self._index_valid or not index.matches(config):
+            return None
+        return index
+
     def has_cluster_queue(self, name: str) -> bool:
         return name in self._queues
 
@@ -495,6 +529,9 @@ class Snapshot:
         node.workloads[workload.key] = workload
         if self._journal is not None:
             self._journal.append(("add", node, workload))
+            self._index_valid = False
+        elif self._index is not None:
+            self._index.add(node, workload)
         self.add_usage(node, workload.usage)
         self._track_np(node, workload, +1)
 
@@ -510,6 +547,9 @@ class Snapshot:
             )
         if self._journal is not None:
             self._journal.append(("remove", node, stored))
+            self._index_valid = False
+        elif self._index is not None:
+            self._index.remove(node, stored)
         self.remove_usage(node, workload.usage)
         self._track_np(node, stored, -1)
 
@@ -522,12 +562,14 @@ class Snapshot:
         allowed. Cost is proportional to the number of changes, not to the snapshot size.
         """
         outer = self._journal
+        index_valid = self._index_valid
         journal: list[tuple[object, ...]] = []
         self._journal = journal
         try:
             yield self
         finally:
             self._journal = None
+            self._index_valid = index_valid
             for entry in reversed(journal):
                 op = entry[0]
                 node = entry[1]

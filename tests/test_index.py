@@ -1,0 +1,147 @@
+"""The candidate index (issue 7) is a cache: decisions with and without it are identical.
+
+A random sequence of admissions, removals and decisions runs on two snapshots built from the
+same objects, one with ``enable_index``; every decision must return the same targets in the
+same order with the same reasons, and the index must stay in step with the snapshot.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kueue_preempt import (
+    Assignment,
+    BorrowWithinCohort,
+    ClusterQueue,
+    ClusterQueuePreemption,
+    Cohort,
+    Condition,
+    FairSharingConfig,
+    FlavorResource,
+    PodSetUsage,
+    PreemptionConfig,
+    ResourceQuota,
+    Snapshot,
+    Workload,
+    get_targets,
+)
+from kueue_preempt.priority import BOOST_ANNOTATION
+
+FRS = (FlavorResource("f", "cpu"), FlavorResource("f", "gpu"))
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+QUEUES = ("a", "b", "c", "d")
+
+
+def _queues(draw: st.DrawFn) -> list[ClusterQueue]:
+    out = []
+    for name in QUEUES:
+        reclaim = draw(st.sampled_from(["Never", "LowerPriority", "Any"]))
+        bwc = None
+        if reclaim != "Never" and draw(st.booleans()):
+            bwc = BorrowWithinCohort(policy="LowerPriority", max_priority_threshold=draw(st.none() | st.integers(0, 5)))
+        out.append(
+            ClusterQueue(
+                name=name,
+                cohort=None if name == "d" else ("left" if name in ("a", "b") else "right"),
+                quotas={fr: ResourceQuota(nominal=draw(st.integers(0, 6))) for fr in FRS},
+                preemption=ClusterQueuePreemption(
+                    within_cluster_queue=draw(st.sampled_from(["Never", "LowerPriority", "LowerOrNewerEqualPriority"])),
+                    reclaim_within_cohort=reclaim,
+                    borrow_within_cohort=bwc,
+                ),
+                fair_weight=draw(st.sampled_from([0.0, 0.5, 1.0, 2.0])),
+            )
+        )
+    return out
+
+
+@st.composite
+def _workload(draw: st.DrawFn, serial: int) -> Workload:
+    usage = {fr.resource: draw(st.integers(0, 3)) for fr in FRS if draw(st.booleans())} or {"cpu": 1}
+    evicted = draw(st.booleans())
+    reserved = draw(st.none() | st.integers(0, 5).map(lambda m: T0 + timedelta(minutes=m)))
+    return Workload(
+        name=f"w{serial}",
+        namespace="ns",
+        uid=draw(st.sampled_from(["", f"u{serial % 3}", f"u{serial}"])),
+        cluster_queue=draw(st.sampled_from(QUEUES)),
+        priority=draw(st.none() | st.integers(-2, 5)),
+        annotations={BOOST_ANNOTATION: draw(st.sampled_from(["1", "-1", "x"]))} if draw(st.booleans()) else {},
+        creation_time=T0 + timedelta(minutes=draw(st.integers(0, 3))),
+        quota_reserved_at=reserved,
+        evicted=evicted,
+        conditions=[Condition("Evicted", "True", "Preempted", T0)] if evicted else [],
+        preemption_cost=draw(st.none() | st.sampled_from(["0", "1", "2.5"])),
+        pod_sets=[PodSetUsage(flavors={r: "f" for r in usage}, usage=usage)],
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_indexed_decisions_equal_plain_decisions(data: st.DataObject) -> None:
+    """Index results == plain results over random add / remove / decide sequences."""
+    queues = _queues(data.draw)
+    cohorts = [Cohort("root"), Cohort("left", parent="root"), Cohort("right", parent="root")]
+    initial = [data.draw(_workload(i)) for i in range(data.draw(st.integers(0, 12)))]
+    boost, cost = data.draw(st.booleans()), data.draw(st.booleans())
+    plain = Snapshot(queues, cohorts, initial)
+    indexed = Snapshot(queues, cohorts, initial)
+    index_config = PreemptionConfig(priority_boost=boost, preemption_cost_enabled=cost)
+    indexed.enable_index(index_config)
+    serial = len(initial)
+    for _ in range(data.draw(st.integers(1, 12))):
+        op = data.draw(st.sampled_from(["add", "remove", "decide", "decide"]))
+        if op == "add":
+            w = data.draw(_workload(serial))
+            serial += 1
+            plain.add_workload(w)
+            indexed.add_workload(w)
+        elif op == "remove":
+            present = list(plain.workloads())
+            if present:
+                w = data.draw(st.sampled_from(present))
+                plain.remove_workload(w)
+                indexed.remove_workload(w)
+        else:
+            fair = data.draw(st.booleans())
+            config = PreemptionConfig(
+                fair_sharing=FairSharingConfig() if fair else None, priority_boost=boost, preemption_cost_enabled=cost
+            )
+            requests = {fr: data.draw(st.integers(0, 4)) for fr in FRS}
+            preempt = [fr for fr in FRS if requests[fr] and data.draw(st.booleans())]
+            preemptor = Workload(name="in", namespace="ns", uid="in", priority=data.draw(st.integers(-1, 6)))
+            cq = data.draw(st.sampled_from(QUEUES))
+            now = T0 + timedelta(minutes=3)
+            assignment = Assignment(requests={fr: v for fr, v in requests.items() if v}, preempt=preempt)
+            assert indexed.index_for(config) is not None
+            before = indexed.state()
+            want = get_targets(preemptor, cq, assignment, plain, config, now)
+            got = get_targets(preemptor, cq, assignment, indexed, config, now)
+            assert got == want
+            assert indexed.state() == before
+        assert indexed.state() == plain.state()
+
+
+def test_index_goes_stale_inside_what_if_blocks_and_recovers() -> None:
+    """Changes inside ``preserved()`` make the index stale; leaving the block restores it."""
+    cpu = FRS[0]
+    q = ClusterQueue(name="a", quotas={cpu: ResourceQuota(nominal=4)})
+    w = Workload(name="w", cluster_queue="a", quota_reserved_at=T0, pod_sets=[PodSetUsage(flavors={"cpu": "f"}, usage={"cpu": 1})])
+    snap = Snapshot([q], workloads=[w])
+    cfg = PreemptionConfig()
+    snap.enable_index(cfg)
+    assert snap.index_for(cfg) is not None
+    assert snap.index_for(PreemptionConfig(preemption_cost_enabled=True)) is None  # other key
+    assert snap.index_for(PreemptionConfig(admission_fair_sharing=True)) is None  # ORD-3
+    with snap.preserved():
+        snap.remove_workload(w)
+        assert snap.index_for(cfg) is None
+    assert snap.index_for(cfg) is not None
+    snap.remove_workload(w)  # outside a block: the index follows
+    assert snap.index_for(cfg) is not None
+    assert get_targets(Workload(name="in", priority=1), "a", Assignment({cpu: 5}, [cpu]), snap, cfg, T0) == []
+    snap.disable_index()
+    assert snap.index_for(cfg) is None
