@@ -35,7 +35,8 @@ T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 QUEUES = ("a", "b", "c", "d")
 
 
-def _queues(draw: st.DrawFn) -> list[ClusterQueue]:
+def _queues(data: st.DataObject) -> list[ClusterQueue]:
+    draw = data.draw
     out = []
     for name in QUEUES:
         reclaim = draw(st.sampled_from(["Never", "LowerPriority", "Any"]))
@@ -83,7 +84,7 @@ def _workload(draw: st.DrawFn, serial: int) -> Workload:
 @given(st.data())
 def test_indexed_decisions_equal_plain_decisions(data: st.DataObject) -> None:
     """Index results == plain results over random add / remove / decide sequences."""
-    queues = _queues(data.draw)
+    queues = _queues(data)
     cohorts = [Cohort("root"), Cohort("left", parent="root"), Cohort("right", parent="root")]
     initial = [data.draw(_workload(i)) for i in range(data.draw(st.integers(0, 12)))]
     boost, cost = data.draw(st.booleans()), data.draw(st.booleans())
