@@ -1,0 +1,84 @@
+"""Real inputs: Kubernetes/Kueue manifests (YAML or JSON, ``kubectl get -o yaml`` dumps) to
+the model, and the model back to manifests.
+
+An edge of the library: nothing below it imports it.
+
+* :func:`load_dump` / :func:`parse_dump` -> :class:`ClusterDump` (objects by kind, skipped
+  kinds counted); :meth:`ClusterDump.snapshot` builds the quota tree with the workloads that
+  hold quota; :meth:`ClusterDump.pending_workload` finds ``NS/NAME``; for the PodGroup path,
+  :meth:`ClusterDump.cluster` and :meth:`ClusterDump.pod_group_preemptor`.
+* :func:`assign_flavors` (a simplified FA-1), :func:`parse_assignment` /
+  :func:`load_assignment` (an explicit one), :func:`to_assignment` (FA-3 and FA-2) give the
+  :class:`~kueue_preempt.Assignment` that ``get_targets`` takes.
+* :func:`dump_text` / :func:`to_manifests` write a dump back as manifests.
+
+YAML needs the optional PyYAML dependency (``pip install 'kueue-preempt[yaml]'``); JSON
+needs nothing. Every error is a :class:`~kueue_preempt.KueuePreemptError`.
+"""
+
+from __future__ import annotations
+
+from .assign import (
+    FlavorChoice,
+    PodSetAssignment,
+    WorkloadAssignment,
+    assign_flavors,
+    groups_of_quotas,
+    load_assignment,
+    parse_assignment,
+    resource_groups,
+    to_assignment,
+    total_requests_for,
+)
+from .dump import SUPPORTED_KINDS, ClusterDump, dump_from_objects, load_dump, parse_dump
+from .errors import (
+    ManifestError,
+    ManifestSyntaxError,
+    ManifestTooLarge,
+    NotPending,
+    ObjectNotFound,
+    WorkloadNotFound,
+    YamlUnavailable,
+)
+from .kueue import pod_requests
+from .objects import LoadedWorkload, LocalQueue, PodSetRequests, PriorityClass
+from .read import Limits, RawObject, parse_documents, read_bytes
+from .write import as_list, dump_text, to_manifests, workload_manifest
+
+__all__ = [
+    "ClusterDump",
+    "FlavorChoice",
+    "Limits",
+    "LoadedWorkload",
+    "LocalQueue",
+    "ManifestError",
+    "ManifestSyntaxError",
+    "ManifestTooLarge",
+    "NotPending",
+    "ObjectNotFound",
+    "PodSetAssignment",
+    "PodSetRequests",
+    "PriorityClass",
+    "RawObject",
+    "SUPPORTED_KINDS",
+    "WorkloadAssignment",
+    "WorkloadNotFound",
+    "YamlUnavailable",
+    "as_list",
+    "assign_flavors",
+    "dump_from_objects",
+    "dump_text",
+    "groups_of_quotas",
+    "load_assignment",
+    "load_dump",
+    "parse_assignment",
+    "parse_documents",
+    "parse_dump",
+    "pod_requests",
+    "read_bytes",
+    "resource_groups",
+    "to_assignment",
+    "to_manifests",
+    "total_requests_for",
+    "workload_manifest",
+]

@@ -1,0 +1,339 @@
+"""The preemptor's flavor assignment: a simplified FA-1, an explicit file, and FA-3.
+
+Kueue's flavor assigner is not part of the library (FA-1 is an input contract), but
+explaining a pending workload from a dump needs one. :func:`assign_flavors` is a documented
+simplification of it:
+
+* pod sets in order; for each, the ClusterQueue's resource groups that cover a requested
+  resource (a group = the flavors sharing the same covered resources, in declaration order);
+* in a group, the first flavor where every requested resource of the group fits in
+  *Available* (Q-9) is taken, each resource in ``Fit`` mode;
+* otherwise the first flavor where every requested resource fits in *potential available*
+  (Q-10) and may be preempted for (FA-1: nominal quota >= request, or the request fits in a
+  proper subtree, Q-16, or the ClusterQueue may preempt while borrowing); each resource is
+  ``Fit`` if it fits in Available, else ``Preempt``;
+* otherwise the pod set is ``NoFit``.
+
+Requests accumulate over pod sets on the same flavor/resource. Not modelled: flavor
+fungibility settings (``whenCanBorrow``/``whenCanPreempt``), borrowing-level preferences,
+node labels/taints of flavors, TAS, partial admission, and undeclared resources (a resource
+the ClusterQueue does not cover makes the pod set ``NoFit``). Pass an explicit assignment
+(:func:`parse_assignment`) to reproduce Kueue's choice when these matter.
+
+:func:`total_requests_for` is FA-3 (``TotalRequestsFor``) and :func:`to_assignment` turns
+the result into the :class:`~kueue_preempt.Assignment` that ``get_targets`` takes.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable, Mapping, Sequence
+
+import attrs
+
+from .._frozen import FrozenMap, frozen_map
+from ..config import PreemptionConfig
+from ..model import Assignment, FlavorAssignmentMode, FlavorResource, PreemptionPolicy
+from ..quantity import UNLIMITED, amount_add, format_amount
+from ..quota import Snapshot
+from ._fields import Ctx, Field
+from .errors import ManifestError
+from .objects import PodSetRequests
+from .read import DEFAULT_LIMITS, Limits, parse_documents, read_bytes
+
+__all__ = [
+    "FlavorChoice",
+    "PodSetAssignment",
+    "WorkloadAssignment",
+    "resource_groups",
+    "groups_of_quotas",
+    "assign_flavors",
+    "total_requests_for",
+    "to_assignment",
+    "parse_assignment",
+    "load_assignment",
+]
+
+_MODE_RANK = {FlavorAssignmentMode.FIT: 0, FlavorAssignmentMode.PREEMPT: 1, FlavorAssignmentMode.NO_FIT: 2}
+
+
+@attrs.frozen
+class FlavorChoice:
+    """The flavor chosen for one resource of a pod set, and how it fits (FA-1)."""
+
+    flavor: str
+    mode: FlavorAssignmentMode = attrs.field(converter=FlavorAssignmentMode)
+
+
+def _choices(value: Mapping[str, FlavorChoice]) -> FrozenMap[str, FlavorChoice]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class PodSetAssignment:
+    """One pod set of an assignment: ``count`` pods, ``flavors`` per resource (DM-8)."""
+
+    name: str
+    count: int
+    flavors: FrozenMap[str, FlavorChoice] = attrs.field(factory=FrozenMap, converter=_choices)
+
+
+def _pod_set_assignments(value: Iterable[PodSetAssignment]) -> tuple[PodSetAssignment, ...]:
+    return tuple(value)
+
+
+def _strings(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class WorkloadAssignment:
+    """A flavor assignment for every pod set, with the reasons of any ``NoFit``."""
+
+    pod_sets: tuple[PodSetAssignment, ...] = attrs.field(converter=_pod_set_assignments)
+    no_fit: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    """Why a pod set could not be placed (empty when every pod set has a flavor)."""
+
+    @property
+    def mode(self) -> FlavorAssignmentMode:
+        """The worst mode over all pod sets and resources (``Fit`` < ``Preempt`` < ``NoFit``)."""
+        if self.no_fit:
+            return FlavorAssignmentMode.NO_FIT
+        modes = [c.mode for ps in self.pod_sets for c in ps.flavors.values()]
+        return max(modes, key=_MODE_RANK.__getitem__, default=FlavorAssignmentMode.FIT)
+
+    def preempt_flavor_resources(self) -> frozenset[FlavorResource]:
+        """FA-2: the flavor/resources in ``Preempt`` mode."""
+        return frozenset(
+            FlavorResource(c.flavor, r)
+            for ps in self.pod_sets
+            for r, c in ps.flavors.items()
+            if c.mode is FlavorAssignmentMode.PREEMPT
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        """The ``--assignment`` file shape: ``{podSets: [{name, count, flavors: {r: {name, mode}}}]}``."""
+        return {
+            "podSets": [
+                {
+                    "name": ps.name,
+                    "count": ps.count,
+                    "flavors": {r: {"name": c.flavor, "mode": c.mode.value} for r, c in ps.flavors.items()},
+                }
+                for ps in self.pod_sets
+            ]
+        }
+
+
+def resource_groups(snapshot: Snapshot, cluster_queue: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The ClusterQueue's resource groups as ``(resources, flavors)``, in declaration order."""
+    cq = snapshot.cluster_queue(cluster_queue).cluster_queue
+    assert cq is not None
+    return groups_of_quotas(cq.quotas)
+
+
+def groups_of_quotas(quotas: Iterable[FlavorResource]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Resource groups ``(resources, flavors)`` recovered from quota keys, in first-seen order.
+
+    Kueue requires every flavor of a group to cover all of the group's resources and no
+    resource or flavor to appear in two groups, so the groups are exactly the connected
+    components of the flavor-resource graph.
+    """
+    keys = list(quotas)
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def find(x: tuple[str, str]) -> tuple[str, str]:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for fr in keys:
+        f, r = ("f", fr.flavor), ("r", fr.resource)
+        parent.setdefault(f, f)
+        parent.setdefault(r, r)
+        rf, rr = find(f), find(r)
+        if rf != rr:
+            parent[rr] = rf
+    order: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
+    for fr in keys:
+        resources, flavors = order.setdefault(find(("f", fr.flavor)), ([], []))
+        if fr.resource not in resources:
+            resources.append(fr.resource)
+        if fr.flavor not in flavors:
+            flavors.append(fr.flavor)
+    return [(tuple(r), tuple(f)) for r, f in order.values()]
+
+
+def _saturating_mul(a: int, b: int) -> int:
+    return min(a * b, UNLIMITED)
+
+
+def assign_flavors(
+    pod_sets: Sequence[PodSetRequests],
+    cluster_queue: str,
+    snapshot: Snapshot,
+    config: PreemptionConfig = PreemptionConfig(),
+) -> WorkloadAssignment:
+    """The simplified FA-1 described in the module docstring. O(pod sets x flavors x depth)."""
+    node = snapshot.cluster_queue(cluster_queue)
+    cq = node.cluster_queue
+    assert cq is not None
+    groups = resource_groups(snapshot, cluster_queue)
+    group_of = {r: gi for gi, (resources, _) in enumerate(groups) for r in resources}
+    bwc = cq.preemption.borrow_within_cohort
+    may_preempt_borrowing = (bwc is not None and bwc.policy is not PreemptionPolicy.NEVER) or (
+        config.fair_sharing is not None and cq.preemption.reclaim_within_cohort is not PreemptionPolicy.NEVER
+    )
+    cumulative: dict[FlavorResource, int] = {}
+    out: list[PodSetAssignment] = []
+    no_fit: list[str] = []
+    for ps in pod_sets:
+        totals = {r: _saturating_mul(v, ps.count) for r, v in ps.requests.items() if v > 0 and ps.count > 0}
+        by_group: dict[int, list[str]] = {}
+        for r in totals:
+            gi = group_of.get(r)
+            if gi is None:
+                no_fit.append(f"pod set {ps.name}: resource {r!r} is not covered by ClusterQueue {cq.name}")
+                continue
+            by_group.setdefault(gi, []).append(r)
+        flavors: dict[str, FlavorChoice] = {}
+        for gi, resources in sorted(by_group.items()):
+            chosen: dict[str, FlavorChoice] | None = None
+            fallback: dict[str, FlavorChoice] | None = None
+            reasons: list[str] = []
+            for flavor in groups[gi][1]:
+                modes: dict[str, FlavorChoice] = {}
+                for r in resources:
+                    fr = FlavorResource(flavor, r)
+                    need = amount_add(cumulative.get(fr, 0), totals[r])
+                    if need <= snapshot.available(node, fr):
+                        modes[r] = FlavorChoice(flavor, FlavorAssignmentMode.FIT)
+                    elif need <= snapshot.potential_available(node, fr) and (
+                        (fr in cq.quotas and cq.quotas[fr].nominal >= need)
+                        or snapshot.lowest_fitting_height(node, fr, need)[1]
+                        or may_preempt_borrowing
+                    ):
+                        modes[r] = FlavorChoice(flavor, FlavorAssignmentMode.PREEMPT)
+                    else:
+                        reasons.append(
+                            f"{fr}: request {format_amount(need, r)} exceeds what the ClusterQueue can get "
+                            f"({format_amount(snapshot.potential_available(node, fr), r)} at most)"
+                        )
+                        break
+                else:
+                    if all(c.mode is FlavorAssignmentMode.FIT for c in modes.values()):
+                        chosen = modes
+                        break
+                    if fallback is None:
+                        fallback = modes
+            chosen = chosen or fallback
+            if chosen is None:
+                no_fit.append(f"pod set {ps.name}: no flavor fits ({'; '.join(reasons)})")
+                continue
+            for r, choice in chosen.items():
+                fr = FlavorResource(choice.flavor, r)
+                cumulative[fr] = amount_add(cumulative.get(fr, 0), totals[r])
+            flavors.update(chosen)
+        out.append(PodSetAssignment(name=ps.name, count=ps.count, flavors=flavors))
+    return WorkloadAssignment(pod_sets=out, no_fit=no_fit)
+
+
+def total_requests_for(pod_sets: Sequence[PodSetRequests], assignment: WorkloadAssignment) -> dict[FlavorResource, int]:
+    """FA-3 ``TotalRequestsFor``: per flavor/resource total of the pod sets (paired by index).
+
+    A pod set's total (per-pod x spec count) is rescaled to the assignment's count when they
+    differ: ``(total div count) x assigned count``. Zero requests are skipped; a requested
+    resource without a flavor is a :class:`ManifestError`.
+    """
+    if len(pod_sets) != len(assignment.pod_sets):
+        raise ManifestError(
+            "", "assignment", "", "podSets", f"has {len(assignment.pod_sets)} pod sets, the workload {len(pod_sets)}"
+        )
+    out: dict[FlavorResource, int] = {}
+    for i, (ps, psa) in enumerate(zip(pod_sets, assignment.pod_sets)):
+        for r, per_pod in ps.requests.items():
+            total = _saturating_mul(per_pod, ps.count)
+            if ps.count != 0 and ps.count != psa.count:
+                total = _saturating_mul(total // ps.count, psa.count)
+            if total == 0:
+                continue
+            choice = psa.flavors.get(r)
+            if choice is None:
+                raise ManifestError(
+                    "", "assignment", "", f"podSets[{i}].flavors", f"no flavor for requested resource {r!r}"
+                )
+            fr = FlavorResource(choice.flavor, r)
+            out[fr] = amount_add(out.get(fr, 0), total)
+    return out
+
+
+def to_assignment(pod_sets: Sequence[PodSetRequests], assignment: WorkloadAssignment) -> Assignment:
+    """The :class:`~kueue_preempt.Assignment` of ``get_targets``: FA-3 requests and FA-2 FRNP."""
+    return Assignment(
+        requests=total_requests_for(pod_sets, assignment), preempt=assignment.preempt_flavor_resources()
+    )
+
+
+# --------------------------------------------------------------------------- assignment files
+
+_MODES = tuple(m.value for m in FlavorAssignmentMode)
+
+
+def parse_assignment(
+    data: bytes | str | Mapping[str, object],
+    pod_sets: Sequence[PodSetRequests] | None = None,
+    *,
+    source: str = "<assignment>",
+    format: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> WorkloadAssignment:
+    """An explicit assignment: ``{podSets: [{name, count, flavors: {cpu: {name, mode}}}]}``.
+
+    With ``pod_sets`` (the workload's spec pod sets) the names must match them in order,
+    ``count`` defaults to the spec count, and every requested resource needs a flavor.
+    """
+    if isinstance(data, Mapping):
+        doc: object = dict(data)
+    else:
+        objects = parse_documents(data, source=source, format=format, limits=limits)
+        if len(objects) != 1:
+            raise ManifestError(source, "assignment", "", "", f"expected one document, found {len(objects)}")
+        doc = objects[0].data
+    root = Field(doc, "", Ctx(source, "assignment", ""))
+    items = root.get("podSets").list(required=True)
+    if pod_sets is not None and len(items) != len(pod_sets):
+        root.get("podSets").fail(f"has {len(items)} pod sets, the workload has {len(pod_sets)}")
+    out: list[PodSetAssignment] = []
+    for i, item in enumerate(items):
+        spec = pod_sets[i] if pod_sets is not None else None
+        name_field = item.get("name")
+        name = name_field.string() or (spec.name if spec is not None else "main")
+        if spec is not None and name != spec.name:
+            name_field.fail(f"{name!r} does not match the workload's pod set {i}, {spec.name!r}")
+        count = item.get("count").integer(low=0)
+        if count is None:
+            count = spec.count if spec is not None else 1
+        flavors: dict[str, FlavorChoice] = {}
+        for resource, choice in item.get("flavors").items():
+            choice.mapping()
+            mode = choice.get("mode")
+            mode.string(required=True)
+            flavors[resource] = FlavorChoice(choice.get("name").string(required=True), mode.choice(_MODES, ""))
+        if spec is not None:
+            for r, v in spec.requests.items():
+                if v > 0 and r not in flavors:
+                    item.get("flavors").fail(f"no flavor for requested resource {r!r}")
+        out.append(PodSetAssignment(name=name, count=count, flavors=flavors))
+    return WorkloadAssignment(pod_sets=out)
+
+
+def load_assignment(
+    path: str | os.PathLike[str],
+    pod_sets: Sequence[PodSetRequests] | None = None,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+) -> WorkloadAssignment:
+    """Read an assignment file (YAML or JSON); see :func:`parse_assignment`."""
+    name = os.fspath(path)
+    return parse_assignment(read_bytes(path, limits), pod_sets, source=name, limits=limits)

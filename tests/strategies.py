@@ -1,0 +1,537 @@
+"""Hypothesis strategies that build valid random classic-preemption scenarios.
+
+A :class:`Scenario` is everything ``get_targets`` reads: the quota tree (cohorts and
+ClusterQueues), the admitted workloads, the pending preemptor, the ClusterQueue it is being
+admitted into, its flavor assignment, ``now`` and the configuration.
+
+Generation follows the validation facts of the spec:
+
+* cohort tree of 0–2 levels (roots, optionally with child cohorts); cohort quotas are
+  optional; borrowing/lending limits only on nodes that have a parent, and a ClusterQueue's
+  lending limit never exceeds its nominal (Q-17);
+* 1–5 ClusterQueues, each with a preemption stanza valid per POL-7 (``borrowWithinCohort``
+  only when ``reclaimWithinCohort != Never``; an optional ``maxPriorityThreshold``);
+* 1–2 flavors × 1–2 resources;
+* admitted workloads with unique ``namespace/name`` keys, small priorities (``None``
+  included), optional boost annotations (valid, empty and invalid ones), small usages on the
+  flavors their ClusterQueue declares, quota reservation times, some evicted (with an
+  ``Evicted`` condition whose reason feeds POL-5), some with empty or duplicated UIDs. They
+  are admitted greedily (in generation order, or other queues first), each only if it fits
+  (borrowing allowed) — so usage is plausible and some ClusterQueues borrow — except in
+  "overcommitted" scenarios (quota lowered after admission), where everything is admitted;
+* a preemptor whose ``Assignment.requests`` hold every requested FlavorResource (FA-3:
+  positive amounts only) and whose ``preempt`` set is exactly the FlavorResources whose
+  request exceeds ``Available`` (FA-1/FA-2). A ``Preempt`` request never exceeds the
+  potential available quota (Q-10): such a request would be ``NoFit`` and Kueue would not
+  call ``get_targets``. Only scenarios where the preemptor does not fit before preemption
+  are produced (Kueue calls ``get_targets`` only for ``Preempt`` assignments, CTX-1).
+
+FA-1's last condition for ``Preempt`` (nominal ≥ request, or a proper subtree fits it, or
+borrowing within the cohort is allowed) is deliberately *not* enforced: the properties hold
+for any input, and dropping the filter keeps more scenarios.
+
+Options: ``reclaim_focus`` skews towards cross-queue reclamation (plain random trees rarely
+produce it), ``unique_uids`` makes the candidate order strict (for exact comparisons), and
+``config`` chooses the gates. Small choices are packed into few draws (:class:`Choices`) so
+that 500 examples per property stay fast.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Sequence, TypeVar
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from kueue_preempt import (
+    BOOST_ANNOTATION,
+    Assignment,
+    BorrowWithinCohort,
+    ClusterQueue,
+    ClusterQueuePreemption,
+    Cohort,
+    Condition,
+    FlavorResource,
+    PodSetUsage,
+    PreemptionConfig,
+    PreemptionPolicy,
+    QuotaNode,
+    RequeuingTimestamp,
+    ResourceQuota,
+    Snapshot,
+    Workload,
+)
+
+__all__ = [
+    "FLAVORS",
+    "RESOURCES",
+    "T0",
+    "Choices",
+    "Scenario",
+    "build_snapshot",
+    "configs",
+    "scenarios",
+]
+
+T = TypeVar("T")
+
+FLAVORS = ("f0", "f1")
+RESOURCES = ("cpu", "gpu")
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+"""Base of every generated timestamp; ``now`` is ``T0 + 1h``."""
+NOW = T0 + timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One input of ``get_targets``. ``cluster_queue`` is the preemptor's ClusterQueue."""
+
+    cluster_queues: list[ClusterQueue]
+    cohorts: list[Cohort]
+    workloads: list[Workload]
+    preemptor: Workload
+    cluster_queue: str
+    assignment: Assignment
+    now: datetime
+    config: PreemptionConfig = field(default_factory=PreemptionConfig)
+
+    def snapshot(
+        self,
+        workloads: Sequence[Workload] | None = None,
+        cluster_queues: Sequence[ClusterQueue] | None = None,
+        cohorts: Sequence[Cohort] | None = None,
+    ) -> Snapshot:
+        """A fresh snapshot of this scenario (optionally with other/permuted lists)."""
+        return build_snapshot(self, workloads=workloads, cluster_queues=cluster_queues, cohorts=cohorts)
+
+
+def build_snapshot(
+    scenario: Scenario,
+    workloads: Sequence[Workload] | None = None,
+    cluster_queues: Sequence[ClusterQueue] | None = None,
+    cohorts: Sequence[Cohort] | None = None,
+) -> Snapshot:
+    """A fresh :class:`Snapshot` of ``scenario``; each list defaults to the scenario's own."""
+    return Snapshot(
+        cluster_queues if cluster_queues is not None else scenario.cluster_queues,
+        cohorts if cohorts is not None else scenario.cohorts,
+        workloads if workloads is not None else scenario.workloads,
+    )
+
+
+# --------------------------------------------------------------------------- packed choices
+
+
+class Choices:
+    """Several independent choices decoded from ONE draw (mixed radix).
+
+    Every Hypothesis draw has a fixed cost, and a scenario needs a few hundred small choices;
+    packing them keeps 500 examples per property fast. The draw is a fixed-size byte string
+    (Hypothesis generates those close to uniformly, unlike wide integer ranges, which are
+    skewed towards small values) with two spare bytes so that every digit is near-uniform.
+    Shrinking still works: the bytes shrink towards zero, i.e. towards the *first* option of
+    every choice, so option lists put the simplest value first.
+    """
+
+    def __init__(self, draw: st.DrawFn, *options: Sequence[object]) -> None:
+        self._sizes = [len(o) for o in options]
+        n_bytes = (math.prod(self._sizes).bit_length() + 7) // 8 + 2
+        strategy = _BYTES.get(n_bytes)
+        if strategy is None:
+            strategy = _BYTES[n_bytes] = st.binary(min_size=n_bytes, max_size=n_bytes)
+        self._value = int.from_bytes(draw(strategy), "big")
+
+    def pick(self, options: Sequence[T]) -> T:
+        size = self._sizes.pop(0)
+        assert size == len(options), "options must be picked in declaration order"
+        self._value, i = divmod(self._value, size)
+        return options[i]
+
+
+_BYTES: dict[int, st.SearchStrategy[bytes]] = {}
+
+
+def _at(minutes: int) -> datetime:
+    return T0 + timedelta(minutes=minutes)
+
+
+_TIMES = [_at(m) for m in range(9)]
+_OPT_TIMES: list[datetime | None] = [None, *_TIMES]
+_NAMESPACES = ["", "ns1", "ns2"]
+_UIDS = ["", "", "u0", "u1", "u2", "u3", "u4", "u5"]
+"""Often empty or shared, so that ORD-6 ties survive to the traversal/input order."""
+_LOCAL_QUEUES = ["lq0", "lq1"]
+_PRIORITIES: list[int | None] = [None, -2, -1, 0, 1, 2, 3]
+"""Small range so that equal effective priorities (and threshold edges) are frequent."""
+_PREEMPTOR_PRIORITIES: list[int | None] = [None, -1, 0, 1, 2, 3, 4]
+_BOOSTS: list[str | None] = [None] * 8 + ["", "0", "1", "-1", "+2", "-3", "0001", "abc", "1.5", " 1", "2147483648"]
+"""Boost annotation values: mostly absent; empty (EP-3), valid (EP-4) and invalid ones (EP-5)."""
+_RESERVED: list[datetime | None] = [*_TIMES, *_TIMES, None]
+"""QuotaReserved times; ``None`` (rare) exercises ORD-5's ``now`` fallback."""
+_EVICTED_REASONS = ["Preempted", "AdmissionCheck", "PodsReadyTimeout"]
+_EVICTIONS: list[tuple[str, datetime] | None] = [None] * 27 + [(r, t) for r in _EVICTED_REASONS for t in _TIMES]
+"""Half not evicted; else the reason and time of the ``Evicted=True`` condition (POL-5)."""
+_PREEMPTED: list[tuple[str, str, datetime] | None] = [None] * 36 + [
+    (s, r, t) for s in ("True", "False") for r in ("InCohortReclaimWhileBorrowing", "InClusterQueue") for t in _TIMES
+]
+"""An optional ``Preempted`` condition (POL-5(c))."""
+_FS_USAGES: list[float | None] = [None, 0.0, 1.0, 2.5]
+_BOOLS = [False, True]
+_FLAVOR_INDEXES = [0, 1]
+_AMOUNTS = [0, 1, 2, 3]
+"""Pod set usage per resource (a zero amount still overlaps, POL-9)."""
+_N_POD_SETS = [1, 1, 2]
+_NOMINALS = [0, 0, 1, 2, 3, 4, 5, 0]
+"""ClusterQueue nominals; zero is frequent so that queues borrow (and can be reclaimed from)."""
+_COHORT_NOMINALS = [0, 1, 2, 3]
+_LIMITS: list[int | None] = [None, None, 0, 1, 2, 3, 4]
+_WITHIN = [PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY]
+_RECLAIM = [
+    PreemptionPolicy.NEVER,
+    PreemptionPolicy.LOWER_PRIORITY,
+    PreemptionPolicy.ANY,
+    PreemptionPolicy.LOWER_PRIORITY,
+    PreemptionPolicy.ANY,
+]
+_BWC_KINDS = ["absent", "Never", "LowerPriority"]
+_THRESHOLDS: list[int | None] = [None, -2, -1, 0, 1, 2, 3]
+
+
+def _preemption(
+    within: PreemptionPolicy, reclaim: PreemptionPolicy, kind: str, threshold: int | None
+) -> ClusterQueuePreemption:
+    """A stanza valid per POL-7: ``borrowWithinCohort`` needs ``reclaimWithinCohort != Never``."""
+    bwc: BorrowWithinCohort | None = None
+    if kind == "LowerPriority" and reclaim is not PreemptionPolicy.NEVER:
+        bwc = BorrowWithinCohort(policy=PreemptionPolicy.LOWER_PRIORITY, max_priority_threshold=threshold)
+    elif kind != "absent":
+        bwc = BorrowWithinCohort(policy=PreemptionPolicy.NEVER, max_priority_threshold=threshold)
+    return ClusterQueuePreemption(within_cluster_queue=within, reclaim_within_cohort=reclaim, borrow_within_cohort=bwc)
+
+
+_REQUEUING = st.sampled_from([None, RequeuingTimestamp.EVICTION, RequeuingTimestamp.CREATION])
+
+
+def configs(*, admission_fair_sharing: bool | None = False) -> st.SearchStrategy[PreemptionConfig]:
+    """Classic configurations: gates that change EP (EP-2), QOT (POL-5) and optionally ORD-3.
+
+    ``admission_fair_sharing=None`` draws it too.
+    """
+    afs = st.booleans() if admission_fair_sharing is None else st.just(admission_fair_sharing)
+    return st.builds(
+        PreemptionConfig,
+        fair_sharing=st.none(),
+        admission_fair_sharing=afs,
+        priority_boost=st.booleans(),
+        priority_sorting_within_cohort=st.booleans(),
+        pods_ready_requeuing_timestamp=_REQUEUING,
+    )
+
+
+_DEFAULT_CONFIGS = configs()
+
+
+def _quota(choices: Choices, nominals: Sequence[int], has_parent: bool, *, cq: bool, scale: int = 1) -> ResourceQuota:
+    nominal = choices.pick(nominals) // scale
+    bl = choices.pick(_LIMITS)
+    ll = choices.pick(_LIMITS)
+    if not has_parent:
+        return ResourceQuota(nominal=nominal)  # Q-17: limits only below a parent
+    if cq and ll is not None:
+        ll = min(ll, nominal)  # Q-17: a ClusterQueue lends at most its nominal
+    return ResourceQuota(nominal=nominal, borrowing_limit=bl, lending_limit=ll)
+
+
+def _conditions(eviction: tuple[str, datetime] | None, preempted: tuple[str, str, datetime] | None) -> list[Condition]:
+    out = []
+    if eviction is not None:
+        out.append(Condition(type="Evicted", status="True", reason=eviction[0], last_transition_time=eviction[1]))
+    if preempted is not None:
+        status, reason, at = preempted
+        out.append(Condition(type="Preempted", status=status, reason=reason, last_transition_time=at))
+    return out
+
+
+_POD_SET_OPTIONS: list[Sequence[object]] = [_N_POD_SETS] + [_BOOLS, _FLAVOR_INDEXES, _AMOUNTS] * (2 * len(RESOURCES))
+_WORKLOAD_OPTIONS: list[Sequence[object]] = [
+    _NAMESPACES,
+    _UIDS,
+    _LOCAL_QUEUES,
+    _PRIORITIES,
+    _BOOSTS,
+    _OPT_TIMES,
+    _RESERVED,
+    _EVICTIONS,
+    _PREEMPTED,
+    _FS_USAGES,
+]
+
+
+def _make_workload(
+    draw: st.DrawFn,
+    index: int,
+    cluster_queue: str,
+    flavors: Sequence[str],
+    resources: Sequence[str],
+    usage_based: bool,
+    uid: str | None = None,
+) -> Workload:
+    """An admitted workload of ``cluster_queue`` using only that queue's flavors."""
+    shape = Choices(draw, *_POD_SET_OPTIONS)
+    n_pod_sets = shape.pick(_N_POD_SETS)
+    pod_sets = []
+    for p in range(2):
+        entries = [(shape.pick(_BOOLS), shape.pick(_FLAVOR_INDEXES), shape.pick(_AMOUNTS)) for _ in RESOURCES]
+        if p >= n_pod_sets:
+            continue
+        entries = entries[: len(resources)]
+        if not any(used for used, _, _ in entries):
+            entries[0] = (True, *entries[0][1:])
+        pod_sets.append(
+            PodSetUsage(
+                name=f"ps{p}",
+                count=1,
+                flavors={r: flavors[fi % len(flavors)] for r, (used, fi, _) in zip(resources, entries) if used},
+                usage={r: v for r, (used, _, v) in zip(resources, entries) if used},
+            )
+        )
+    c = Choices(draw, *_WORKLOAD_OPTIONS)
+    namespace, drawn_uid, local_queue = c.pick(_NAMESPACES), c.pick(_UIDS), c.pick(_LOCAL_QUEUES)
+    priority, boost = c.pick(_PRIORITIES), c.pick(_BOOSTS)
+    created, reserved = c.pick(_OPT_TIMES), c.pick(_RESERVED)
+    eviction, preempted, fs_usage = c.pick(_EVICTIONS), c.pick(_PREEMPTED), c.pick(_FS_USAGES)
+    return Workload(
+        name=f"w{index}",
+        namespace=namespace,
+        uid=drawn_uid if uid is None else uid,
+        cluster_queue=cluster_queue,
+        local_queue=local_queue,
+        priority=priority,
+        annotations={} if boost is None else {BOOST_ANNOTATION: boost},
+        creation_time=created,
+        quota_reserved_at=reserved,
+        evicted=eviction is not None,
+        conditions=_conditions(eviction, preempted),
+        pod_sets=pod_sets,
+        # Supplied only for usage-based ClusterQueues (DM-7, ORD-3).
+        local_queue_fs_usage=fs_usage if usage_based else None,
+    )
+
+
+_ROOT_COUNTS = [1, 0, 1, 1, 2, 1, 1, 2]
+_CHILD_COUNTS = [0, 1, 2]
+_N_FRS = len(FLAVORS) * len(RESOURCES)
+_COHORT_QUOTA_OPTIONS: list[Sequence[object]] = [_BOOLS, _BOOLS] + [_BOOLS, _COHORT_NOMINALS, _LIMITS, _LIMITS] * _N_FRS
+_WHICH_FLAVORS = [0, 0, 1, 2]
+_CQ_QUOTA_OPTIONS: list[Sequence[object]] = [_WHICH_FLAVORS] + [_NOMINALS, _LIMITS, _LIMITS] * _N_FRS
+_STANDALONE = [False] * 7 + [True]
+_CQ_OPTIONS: list[Sequence[object]] = [_WITHIN, _RECLAIM, _BWC_KINDS, _THRESHOLDS, _BOOLS, _STANDALONE]
+_PREEMPTOR_OPTIONS: list[Sequence[object]] = [
+    _UIDS,
+    _LOCAL_QUEUES,
+    _PREEMPTOR_PRIORITIES,
+    _BOOSTS,
+    _OPT_TIMES,
+    _EVICTIONS,
+]
+
+
+def _preempt_amount(draw: st.DrawFn, snapshot: Snapshot, node: QuotaNode, flavor: str, resource: str) -> int:
+    """A ``Preempt`` request: above ``Available``, at most the potential available (FA-1).
+
+    When possible it is often also capped by the ClusterQueue's unused nominal (the classic
+    "reclaim what was lent" case, hierarchical advantage, CL-GEN-4) or by its nominal (fits
+    without borrowing once own workloads go too: the no-borrow attempt, CL-ATT-1).
+    """
+    fr = FlavorResource(flavor, resource)
+    lo = snapshot.available(node, fr) + 1
+    hi = snapshot.potential_available(node, fr)
+    nominal = node.subtree_quota.get(fr, 0)
+    caps = [hi] + [cap for cap in (nominal - node.usage.get(fr, 0), nominal) if lo <= cap < hi]
+    return draw(st.integers(lo, caps[draw(st.integers(0, len(caps) - 1))]))
+
+
+@st.composite
+def scenarios(
+    draw: st.DrawFn,
+    *,
+    config: st.SearchStrategy[PreemptionConfig] | None = None,
+    max_workloads: int = 8,
+    reclaim_focus: bool = False,
+    unique_uids: bool = False,
+) -> Scenario:
+    """A random classic-preemption scenario in which the preemptor does not fit yet.
+
+    ``reclaim_focus`` skews towards cross-queue preemption: one flavor, at least one cohort,
+    every ClusterQueue in a cohort with ``reclaimWithinCohort != Never``, small nominals for
+    the other queues, and their workloads admitted first (so they borrow the preemptor
+    queue's quota).
+
+    ``unique_uids`` gives every admitted workload a distinct non-empty UID (in random order),
+    so that ORD is a strict total order (ORD-6) and the result does not depend on how ties
+    are traversed (CL-GEN-7a).
+    """
+    flavors = FLAVORS[:1] if reclaim_focus else FLAVORS[: draw(st.integers(1, len(FLAVORS)))]
+    resources = RESOURCES[: draw(st.integers(1, len(RESOURCES)))]
+    all_frs = [FlavorResource(f, r) for f in FLAVORS for r in RESOURCES]
+
+    # ---- cohort tree: roots, each with 0-2 child cohorts (at most two levels)
+    tree = Choices(draw, _ROOT_COUNTS, _CHILD_COUNTS, _CHILD_COUNTS)
+    cohort_parents: dict[str, str | None] = {}
+    n_roots = tree.pick(_ROOT_COUNTS) or int(reclaim_focus)
+    for i in range(2):
+        n_children = tree.pick(_CHILD_COUNTS)
+        if i < n_roots:
+            cohort_parents[f"c{i}"] = None
+            cohort_parents.update({f"c{i}{j}": f"c{i}" for j in range(n_children)})
+    cohorts: list[Cohort] = []
+    for name, parent in cohort_parents.items():
+        c = Choices(draw, *_COHORT_QUOTA_OPTIONS)
+        has_quota, explicit = c.pick(_BOOLS), c.pick(_BOOLS)
+        quotas: dict[FlavorResource, ResourceQuota] = {}
+        for fr in all_frs:
+            declared = c.pick(_BOOLS)
+            quota = _quota(c, _COHORT_NOMINALS, parent is not None, cq=False)
+            if has_quota and declared and fr.flavor in flavors and fr.resource in resources:
+                quotas[fr] = quota
+        if parent is None and not quotas and not explicit:
+            continue  # no Cohort object: the snapshot creates it implicitly
+        cohorts.append(Cohort(name=name, parent=parent, quotas=quotas))
+
+    # ---- ClusterQueues (mostly inside a cohort when there is one)
+    cohort_names = list(cohort_parents)
+    cluster_queues: list[ClusterQueue] = []
+    cq_flavors: dict[str, list[str]] = {}
+    n_queues = draw(st.integers(1, 5))
+    preemptor_queue = draw(st.integers(0, n_queues - 1))
+    for k in range(n_queues):
+        name = f"q{k}"
+        c = Choices(draw, *_CQ_OPTIONS)
+        within, reclaim = c.pick(_WITHIN), c.pick(_RECLAIM)
+        if reclaim_focus and reclaim is PreemptionPolicy.NEVER:
+            reclaim = PreemptionPolicy.ANY
+        preemption = _preemption(within, reclaim, c.pick(_BWC_KINDS), c.pick(_THRESHOLDS))
+        usage_based = c.pick(_BOOLS)
+        standalone = c.pick(_STANDALONE) and not reclaim_focus
+        parent = None
+        if cohort_names and not standalone:
+            parent = cohort_names[draw(st.integers(0, len(cohort_names) - 1))]
+        q = Choices(draw, *_CQ_QUOTA_OPTIONS)
+        which = q.pick(_WHICH_FLAVORS)  # 0: both flavors, 1: only the first, 2: only the second
+        own = list(flavors) if len(flavors) == 1 or which == 0 else [flavors[which - 1]]
+        quotas = {}
+        for fr in all_frs:
+            # With reclaim_focus the other queues get small nominals, so they borrow.
+            scale = 3 if reclaim_focus and k != preemptor_queue else 1
+            quota = _quota(q, _NOMINALS, parent is not None, cq=True, scale=scale)
+            if fr.flavor in own and fr.resource in resources:
+                quotas[fr] = quota
+        cq_flavors[name] = own
+        cluster_queues.append(
+            ClusterQueue(
+                name=name, cohort=parent, quotas=quotas, preemption=preemption, admission_scope_usage_based=usage_based
+            )
+        )
+    by_name = {cq.name: cq for cq in cluster_queues}
+    names = sorted(by_name)
+    pcq = f"q{preemptor_queue}"
+
+    # ---- admitted workloads, admitted greedily; about a third belong to the preemptor's
+    # ClusterQueue. Half the time the other queues' workloads are admitted first, so they
+    # borrow the preemptor queue's unused quota (the reclamation story). "Overcommitted"
+    # scenarios (quota lowered after admission) admit everything.
+    overcommitted = draw(st.integers(0, 4)) == 0
+    others_first = reclaim_focus or draw(st.booleans())
+    uids = [f"uid-{n}" for n in draw(st.permutations(range(max_workloads)))] if unique_uids else None
+    generated = []
+    for i in range(draw(st.integers(1, max_workloads))):
+        choice = draw(st.integers(0, 3 * len(names) - 1))
+        cq_name = pcq if choice < len(names) else names[choice % len(names)]
+        generated.append(
+            _make_workload(
+                draw,
+                i,
+                cq_name,
+                cq_flavors[cq_name],
+                resources,
+                by_name[cq_name].admission_scope_usage_based,
+                None if uids is None else uids[i],
+            )
+        )
+    if others_first:
+        generated.sort(key=lambda w: w.cluster_queue == pcq)
+    snapshot = Snapshot(cluster_queues, cohorts, ())
+    admitted: list[Workload] = []
+    for w in generated:
+        node = snapshot.cluster_queue(w.cluster_queue)
+        if overcommitted or snapshot.fits(node, w.usage, allow_borrowing=True):
+            snapshot.add_workload(w)
+            admitted.append(w)
+
+    # ---- the preemptor's assignment (FA-1..FA-3). A Preempt mode needs an FR on which
+    # usage could be freed (potential > available); if the drawn queue has none, the next
+    # queue (by name) that has one takes the preemptor.
+    def bounds_of(name: str) -> dict[tuple[str, str], tuple[int, int]]:
+        node = snapshot.cluster_queue(name)
+        return {
+            (fr.resource, fr.flavor): (snapshot.available(node, fr), snapshot.potential_available(node, fr))
+            for fr in (FlavorResource(f, r) for r in resources for f in cq_flavors[name])
+        }
+
+    start = names.index(pcq)
+    for pcq in names[start:] + names[:start]:
+        bounds = bounds_of(pcq)
+        preemptable = sorted(rf for rf, (avail, pot) in bounds.items() if pot > avail)
+        if preemptable:
+            break
+    assume(preemptable)  # nothing could ever be freed anywhere: no Preempt assignment exists
+    node = snapshot.cluster_queue(pcq)
+    r0, f0 = preemptable[draw(st.integers(0, len(preemptable) - 1))]
+    requests: dict[FlavorResource, int] = {FlavorResource(f0, r0): _preempt_amount(draw, snapshot, node, f0, r0)}
+    flavor_of = {r0: f0}
+    for r in resources:
+        if r == r0 or not draw(st.booleans()):
+            continue
+        f = cq_flavors[pcq][draw(st.integers(0, len(cq_flavors[pcq]) - 1))]
+        avail, pot = bounds[(r, f)]
+        if pot > avail and (avail < 1 or draw(st.booleans())):
+            requests[FlavorResource(f, r)] = _preempt_amount(draw, snapshot, node, f, r)
+        elif avail >= 1:
+            requests[FlavorResource(f, r)] = draw(st.integers(1, avail))  # Fit
+        else:
+            continue  # NoFit: the flavor assigner would not pick this flavor
+        flavor_of[r] = f
+    preempt = {fr for fr, v in requests.items() if v > snapshot.available(node, fr)}
+    assert preempt and not snapshot.fits(node, requests, allow_borrowing=True)
+
+    # ---- the preemptor (pending: no admission; possibly evicted before, POL-5(a)/(b))
+    p = Choices(draw, *_PREEMPTOR_OPTIONS)
+    uid, local_queue = p.pick(_UIDS), p.pick(_LOCAL_QUEUES)
+    priority, boost = p.pick(_PREEMPTOR_PRIORITIES), p.pick(_BOOSTS)
+    created, eviction = p.pick(_OPT_TIMES), p.pick(_EVICTIONS)
+    preemptor = Workload(
+        name="preemptor",
+        namespace="pending",
+        uid=uid,
+        local_queue=local_queue,
+        priority=priority,
+        annotations={} if boost is None else {BOOST_ANNOTATION: boost},
+        creation_time=created,
+        conditions=_conditions(eviction, None),
+        pod_sets=[
+            PodSetUsage(name="main", count=1, flavors=flavor_of, usage={fr.resource: v for fr, v in requests.items()})
+        ],
+    )
+    return Scenario(
+        cluster_queues=cluster_queues,
+        cohorts=cohorts,
+        workloads=admitted,
+        preemptor=preemptor,
+        cluster_queue=pcq,
+        assignment=Assignment(requests=requests, preempt=preempt),
+        now=NOW,
+        config=draw(config if config is not None else _DEFAULT_CONFIGS),
+    )
