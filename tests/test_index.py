@@ -146,3 +146,35 @@ def test_index_goes_stale_inside_what_if_blocks_and_recovers() -> None:
     assert get_targets(Workload(name="in", priority=1), "a", Assignment({cpu: 5}, [cpu]), snap, cfg, T0) == []
     snap.disable_index()
     assert snap.index_for(cfg) is None
+
+
+def test_indexed_fair_sharing_binds_each_queues_policy() -> None:
+    """Regression: each queue's candidate stream filters with its own policy.
+
+    p (within LowerPriority, reclaim Any) and x share cohort c. The preemptor (priority 5)
+    needs p's whole quota. p runs o1 (priority 0) and o2 (priority 9): LowerPriority allows
+    only o1, so no complete target set exists inside p, and x is within nominal. A stream that
+    filtered o2 with x's ``Any`` policy would wrongly return [o1, o2].
+    """
+    cpu = FRS[0]
+    pre = ClusterQueuePreemption(within_cluster_queue="LowerPriority", reclaim_within_cohort="Any")
+    queues = [
+        ClusterQueue(name="p", cohort="c", quotas={cpu: ResourceQuota(nominal=2)}, preemption=pre),
+        ClusterQueue(name="x", cohort="c", quotas={cpu: ResourceQuota(nominal=2)}, preemption=pre),
+    ]
+
+    def wl(name: str, cq: str, priority: int) -> Workload:
+        return Workload(
+            name=name, cluster_queue=cq, priority=priority, uid=name, quota_reserved_at=T0,
+            pod_sets=[PodSetUsage(flavors={"cpu": "f"}, usage={"cpu": 1})],
+        )
+
+    workloads = [wl("o1", "p", 0), wl("o2", "p", 9), wl("x1", "x", 0), wl("x2", "x", 0), wl("x3", "x", 0)]
+    plain = Snapshot(queues, [Cohort("c")], workloads)
+    indexed = Snapshot(queues, [Cohort("c")], workloads)
+    config = PreemptionConfig(fair_sharing=FairSharingConfig())
+    indexed.enable_index(config)
+    args = (Workload(name="in", priority=5), "p", Assignment({cpu: 2}, [cpu]))
+    want = get_targets(*args, plain, config, T0)
+    assert get_targets(*args, indexed, config, T0) == want
+    assert {t.workload.name for t in want} != {"o1", "o2"}

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import copy
 from datetime import datetime, timezone
-from typing import Sequence
+from typing import Sequence, TypeVar
 
-import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
@@ -40,6 +39,8 @@ from kueue_preempt import (
     get_targets,
 )
 from strategies import Scenario, configs, scenarios
+
+T = TypeVar("T")
 
 ANY_CONFIG = configs(admission_fair_sharing=None)
 SCENARIOS = st.one_of(scenarios(config=ANY_CONFIG), scenarios(config=ANY_CONFIG, reclaim_focus=True))
@@ -201,13 +202,29 @@ AFS_CYCLE = Scenario(
     now=_T0,
     config=PreemptionConfig(admission_fair_sharing=True),
 )
-"""Minimal scenario where the library's result depends on the Snapshot's workload order."""
+"""Regression example: the targets once depended on the Snapshot's workload order here
+(same-queue candidates entered the sort in insertion order; [a, b, d] gave a, [b, a, d] gave d)."""
+
+
+def reorder(items: Sequence[T], order: Sequence[int]) -> list[T]:
+    """``items`` permuted: item ``i`` goes where ``order[i]`` ranks (``order`` may be longer)."""
+    return [item for _, item in sorted(zip(order, items), key=lambda p: p[0])]
 
 
 @PROPERTY_SETTINGS
-@given(scenarios(config=configs(admission_fair_sharing=True)), st.permutations(range(8)))
-@example(AFS_CYCLE, [1, 0, 2, 3, 4, 5, 6, 7])
-def test_input_order_independent_with_admission_fair_sharing(scenario: Scenario, order: list[int]) -> None:
+@given(
+    st.one_of(
+        scenarios(config=configs(admission_fair_sharing=True)),
+        scenarios(config=configs(admission_fair_sharing=True), reclaim_focus=True),
+    ),
+    st.permutations(range(8)),
+    st.permutations(range(5)),
+    st.permutations(range(6)),
+)
+@example(AFS_CYCLE, [1, 0, 2, 3, 4, 5, 6, 7], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4, 5])
+def test_input_order_independent_with_admission_fair_sharing(
+    scenario: Scenario, workload_order: list[int], queue_order: list[int], cohort_order: list[int]
+) -> None:
     """(d) With ORD-3 on, the targets still do not depend on the order of the input lists.
 
     ORD-3 can make the ordering cyclic (ORD-9), so the sort result depends on the order in
@@ -218,8 +235,12 @@ def test_input_order_independent_with_admission_fair_sharing(scenario: Scenario,
     """
     first = run(scenario)
     label(scenario, first)
-    workloads = [w for _, w in sorted(zip(order, scenario.workloads), key=lambda p: p[0])]
-    assert as_set(run(scenario, scenario.snapshot(workloads))) == as_set(first)
+    snapshot = scenario.snapshot(
+        reorder(scenario.workloads, workload_order),
+        reorder(scenario.cluster_queues, queue_order),
+        reorder(scenario.cohorts, cohort_order),
+    )
+    assert as_set(run(scenario, snapshot)) == as_set(first)
 
 
 # --------------------------------------------------------------------------- (g)

@@ -12,7 +12,7 @@ from typing import Generic, Iterator, Mapping, TypeVar
 K = TypeVar("K")
 V = TypeVar("V")
 
-__all__ = ["FrozenMap", "frozen_map"]
+__all__ = ["FrozenMap", "frozen_map", "interned_map", "intern"]
 
 
 class FrozenMap(Mapping[K, V], Generic[K, V]):
@@ -55,8 +55,41 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
         return f"FrozenMap({self._data!r})"
 
 
+_EMPTY: FrozenMap[object, object] = FrozenMap()
+
+
 def frozen_map(data: Mapping[K, V] | None = None) -> FrozenMap[K, V]:
-    """attrs converter: return ``data`` unchanged if already frozen, else a frozen copy."""
+    """attrs converter: return ``data`` unchanged if already frozen, else a frozen copy.
+
+    Every empty map is one shared instance: most workloads have no annotations or labels.
+    """
     if isinstance(data, FrozenMap):
         return data
+    if not data:
+        return _EMPTY  # type: ignore[return-value]
     return FrozenMap(data)
+
+
+# Interning: tens of thousands of workloads share a handful of distinct flavor maps, usage
+# shapes and FlavorResource sets. Sharing one immutable instance per distinct value keeps a
+# snapshot's memory per workload small. The table is bounded so hostile input with millions
+# of distinct values cannot grow it without limit (values beyond the bound are not shared).
+_INTERN_LIMIT = 65536
+_interned: dict[object, object] = {}
+
+T = TypeVar("T")
+
+
+def intern(value: T) -> T:
+    """Return the shared instance equal to ``value`` (hashable, immutable), adding it if room."""
+    shared = _interned.get(value)
+    if shared is not None:
+        return shared  # type: ignore[return-value]
+    if len(_interned) < _INTERN_LIMIT:
+        _interned[value] = value
+    return value
+
+
+def interned_map(data: Mapping[K, V] | None = None) -> FrozenMap[K, V]:
+    """Like :func:`frozen_map`, sharing one instance per distinct content."""
+    return intern(frozen_map(data))

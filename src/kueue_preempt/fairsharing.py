@@ -150,10 +150,7 @@ def _candidates(ctx: DecisionContext) -> dict[QuotaNode, CandidateQueue]:
                 tr.add(Verdict.INFO, "FS-CAND-2", "not borrowing: its workloads are not candidates", cluster_queue=node.name)
     index = ctx.index
     if index is not None:
-        return {
-            node: CandidateQueue(c for c in _indexed(ctx, index, node) if _eligible(ctx, c, policy, rule))
-            for node, policy, rule in sources
-        }
+        return {node: CandidateQueue(_indexed(ctx, index, node, policy, rule)) for node, policy, rule in sources}
     out = [
         c
         for node, policy, rule in sources
@@ -166,10 +163,16 @@ def _candidates(ctx: DecisionContext) -> dict[QuotaNode, CandidateQueue]:
     return {node: CandidateQueue(iter(cands)) for node, cands in grouped.items()}
 
 
-def _indexed(ctx: DecisionContext, index: CandidateIndex, node: QuotaNode) -> Iterator[Candidate]:
+def _indexed(
+    ctx: DecisionContext, index: CandidateIndex, node: QuotaNode, policy: PreemptionPolicy, rule: str
+) -> Iterator[Candidate]:
+    """One queue's eligible candidates, lazily, from the index (a function, not a generator
+    expression, so that ``policy`` and ``rule`` are bound per queue)."""
     for evicted in (True, False):  # ORD-1: evicted first
         for entry in index.entries(node, ctx.now, evicted):
-            yield ctx.candidate_from_entry(entry, node)
+            c = ctx.candidate_from_entry(entry, node)
+            if _eligible(ctx, c, policy, rule):
+                yield c
 
 
 def _eligible(ctx: DecisionContext, c: Candidate, policy: PreemptionPolicy, rule: str) -> bool:

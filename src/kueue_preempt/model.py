@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 
-from ._frozen import FrozenMap, frozen_map
+from ._frozen import FrozenMap, frozen_map, intern, interned_map
 from ._time import to_optional_time
 from .errors import InvalidModel
 from .quantity import amount_add
@@ -341,8 +341,12 @@ def _str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
     return frozen_map(value)
 
 
-def _int_map(value: Mapping[str, int]) -> FrozenMap[str, int]:
-    return frozen_map(value)
+def _shared_str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return interned_map(value)
+
+
+def _shared_int_map(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    return interned_map(value)
 
 
 @attrs.frozen
@@ -355,8 +359,8 @@ class PodSetUsage:
 
     name: str = "main"
     count: int = 1
-    flavors: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
-    usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_int_map)
+    flavors: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_shared_str_map)
+    usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_shared_int_map)
 
 
 def _cost(value: Decimal | int | str | None) -> Decimal | None:
@@ -379,7 +383,7 @@ def _cost(value: Decimal | int | str | None) -> Decimal | None:
 
 
 def _pod_sets(value: Iterable[PodSetUsage]) -> tuple[PodSetUsage, ...]:
-    return tuple(value)
+    return intern(tuple(value))
 
 
 def _conditions(value: Iterable[Condition]) -> tuple[Condition, ...]:
@@ -434,14 +438,16 @@ class Workload:
                 flavor = ps.flavors.get(resource)
                 if flavor is None:
                     continue  # DM-7: resources without a flavor are not quota usage
-                fr = FlavorResource(flavor, resource)
+                fr = intern(FlavorResource(flavor, resource))
                 total[fr] = amount_add(total.get(fr, 0), amount)
-        return FrozenMap(total)
+        return interned_map(total)
 
     @used_flavor_resources.default
     def _used(self) -> frozenset[FlavorResource]:
-        return frozenset(
-            FlavorResource(flavor, resource) for ps in self.pod_sets for resource, flavor in ps.flavors.items()
+        return intern(
+            frozenset(
+                intern(FlavorResource(flavor, resource)) for ps in self.pod_sets for resource, flavor in ps.flavors.items()
+            )
         )
 
     def __attrs_post_init__(self) -> None:
