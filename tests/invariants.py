@@ -10,6 +10,9 @@ model objects. The library's public :class:`~kueue_preempt.Snapshot` is used onl
 fit predicate of the results (``fits``), and its answers are cross-checked against the
 independent model.
 
+:func:`reference_classic` goes further and transcribes the whole classic algorithm
+(CL-GEN, CL-VAR, CL-VALID, CL-ATT, FB-2) on top of that model, for exact comparisons.
+
 Every ``check_*`` function raises ``AssertionError`` with an explanation on a violation.
 """
 
@@ -54,7 +57,7 @@ __all__ = [
 ]
 
 BOOST_KEY = "kueue.x-k8s.io/priority-boost"
-_BOOST_SYNTAX = re.compile(r"^[+-]?[0-9]+$", re.ASCII)
+_BOOST_SYNTAX = re.compile(r"[+-]?[0-9]+", re.ASCII)  # EP-4, matched in full (no "\n" slack)
 _INT32 = (-(2**31), 2**31 - 1)
 ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
 
@@ -82,7 +85,7 @@ def effective_priority(w: Workload, config: PreemptionConfig) -> int:
     if not config.priority_boost:
         return base
     raw = w.annotations.get(BOOST_KEY)
-    if raw is None or raw == "" or not _BOOST_SYNTAX.match(raw):
+    if raw is None or raw == "" or not _BOOST_SYNTAX.fullmatch(raw):
         return base
     value = int(raw)
     if not _INT32[0] <= value <= _INT32[1]:

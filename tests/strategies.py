@@ -167,7 +167,10 @@ _LOCAL_QUEUES = ["lq0", "lq1"]
 _PRIORITIES: list[int | None] = [None, -2, -1, 0, 1, 2, 3]
 """Small range so that equal effective priorities (and threshold edges) are frequent."""
 _PREEMPTOR_PRIORITIES: list[int | None] = [None, -1, 0, 1, 2, 3, 4]
-_BOOSTS: list[str | None] = [None] * 8 + ["", "0", "1", "-1", "+2", "-3", "0001", "abc", "1.5", " 1", "2147483648"]
+_BOOSTS: list[str | None] = [None] * 10 + [
+    *("", "0", "1", "-1", "+2", "-3", "0001"),
+    *("abc", "1.5", " 1", "1\n", "\uff11", "2147483648", "-2147483649"),
+]
 """Boost annotation values: mostly absent; empty (EP-3), valid (EP-4) and invalid ones (EP-5)."""
 _RESERVED: list[datetime | None] = [*_TIMES, *_TIMES, None]
 """QuotaReserved times; ``None`` (rare) exercises ORD-5's ``now`` fallback."""

@@ -7,10 +7,11 @@ its input once, so a caller mutating their dict afterwards cannot change a model
 
 from __future__ import annotations
 
-from typing import Generic, Iterator, Mapping, TypeVar
+from typing import Generic, Iterator, Mapping, TypeVar, overload
 
 K = TypeVar("K")
 V = TypeVar("V")
+D = TypeVar("D")
 
 __all__ = ["FrozenMap", "frozen_map", "interned_map", "intern"]
 
@@ -36,7 +37,14 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
     def __contains__(self, key: object) -> bool:
         return key in self._data
 
-    def get(self, key: K, default: V | None = None) -> V | None:  # type: ignore[override]
+    @overload
+    def get(self, key: K, /) -> V | None: ...
+
+    @overload
+    def get(self, key: K, /, default: V | D) -> V | D: ...
+
+    def get(self, key: K, /, default: object = None) -> object:
+        # Direct dict lookup: Mapping.get would go through __getitem__ and an exception.
         return self._data.get(key, default)
 
     def __hash__(self) -> int:
