@@ -22,7 +22,7 @@ from typing import Sequence, TypeVar
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-import invariants as inv
+from kueue_preempt.testing import invariants as inv
 from kueue_preempt import (
     Assignment,
     ClusterQueue,
@@ -38,7 +38,7 @@ from kueue_preempt import (
     classic_targets,
     get_targets,
 )
-from strategies import Scenario, configs, scenarios
+from kueue_preempt.testing.strategies import Scenario, configs, scenarios
 
 T = TypeVar("T")
 

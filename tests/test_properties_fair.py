@@ -27,7 +27,7 @@ from kueue_preempt import (
     dominant_resource_share,
     get_targets,
 )
-from strategies import Scenario, scenarios
+from kueue_preempt.testing.strategies import Scenario, scenarios
 
 SETTINGS = settings(
     max_examples=500,

@@ -25,7 +25,7 @@ from kueue_preempt import (
     check_non_preemptible_quota,
     get_targets,
 )
-from strategies import Scenario, scenarios
+from kueue_preempt.testing.strategies import Scenario, scenarios
 
 CLASSES = [
     WorkloadPriorityClass("protected", value=0, preemption_policy="Never"),

@@ -32,7 +32,7 @@ from kueue_preempt import (
     Target,
     Workload,
 )
-from strategies import Scenario
+from .strategies import Scenario
 
 __all__ = [
     "SpecTree",
