@@ -13,10 +13,10 @@ from .config import NonPreemptibleMode, PreemptionConfig
 from .errors import UnknownClusterQueue
 from .messages import preemption_message
 from .nonpreemptible import check_non_preemptible_quota, is_non_preemptible
-from .model import Assignment, ClusterQueue, FlavorResource, PreemptionReason, Target, Workload
+from .model import Assignment, ClusterQueue, FlavorResource, PreemptionPolicy, PreemptionReason, Target, Workload
 from .index import IndexEntry
 from .ordering import SortKey, candidate_sort_key
-from .policy import queue_order_timestamp
+from .policy import policy_allows, queue_order_timestamp
 from .priority import effective_priority
 from .quota import QuotaNode, Snapshot
 from .trace import DecisionTrace, Verdict
@@ -95,8 +95,17 @@ class DecisionContext:
     def candidate(self, workload: Workload, node: QuotaNode) -> Candidate:
         return Candidate(workload, node, candidate_sort_key(workload, self.cq.name, self.now, self.config))
 
-    def candidate_queue_time(self, workload: Workload) -> datetime:
-        return queue_order_timestamp(workload, self.config)
+    def allows(self, policy: PreemptionPolicy, c: Candidate) -> bool:
+        """The policy predicate (POL-1..4) for candidate ``c`` against the preemptor.
+
+        Only ``LowerOrNewerEqualPriority`` reads queue-order timestamps (POL-2), so the
+        candidate's (a scan of its conditions, POL-5) is computed only for that policy.
+        """
+        if policy is PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY:
+            candidate_time = queue_order_timestamp(c.workload, self.config)
+        else:
+            candidate_time = self.queue_time
+        return policy_allows(policy, self.priority, c.priority, self.queue_time, candidate_time)
 
     def fits(self, allow_borrowing: bool) -> bool:
         """GT-5 for the preemptor's requests against the current snapshot."""

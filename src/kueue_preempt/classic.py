@@ -18,7 +18,7 @@ from .fill_back import fill_back
 from .index import CandidateIndex, IndexEntry
 from .model import Assignment, PreemptionPolicy, PreemptionReason, Target, Workload
 from .ordering import sort_by_ordering
-from .policy import borrow_within_cohort_forbidden, policy_allows
+from .policy import borrow_within_cohort_forbidden
 from .trace import DecisionTrace
 from .quota import QuotaNode, Snapshot
 from .trace import Verdict
@@ -278,7 +278,7 @@ def _variant(ctx: DecisionContext, c: Candidate, advantage: bool) -> tuple[int, 
     same = c.node is ctx.node
     prem = ctx.cq.preemption
     policy = prem.within_cluster_queue if same else prem.reclaim_within_cohort
-    if not policy_allows(policy, ctx.priority, c.priority, ctx.queue_time, ctx.candidate_queue_time(w)):
+    if not ctx.allows(policy, c):
         field = "withinClusterQueue" if same else "reclaimWithinCohort"
         return (
             _NEVER,

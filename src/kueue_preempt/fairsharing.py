@@ -21,7 +21,7 @@ from .fill_back import fill_back
 from .index import CandidateIndex
 from .model import Assignment, FlavorResource, PreemptionPolicy, PreemptionReason, Target, Workload
 from .ordering import sort_by_ordering
-from .policy import policy_allows
+
 from .trace import DecisionTrace, Verdict
 from .quota import QuotaNode, Snapshot
 
@@ -183,7 +183,7 @@ def _eligible(ctx: DecisionContext, c: Candidate, policy: PreemptionPolicy, rule
         if tr is not None:
             tr.add(Verdict.FILTERED, "POL-9", "uses none of the flavor/resources that need preemption", w.key, node.name)
         return False
-    if not policy_allows(policy, ctx.priority, c.priority, ctx.queue_time, ctx.candidate_queue_time(w)):
+    if not ctx.allows(policy, c):
         if tr is not None:
             tr.add(
                 Verdict.FILTERED,
