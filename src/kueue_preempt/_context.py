@@ -77,11 +77,17 @@ class DecisionContext:
         preemptor_np = is_non_preemptible(preemptor, snapshot, config)
         # NP-7: an NP preemptor that would break NP-6 cannot be helped by preemption,
         # because preemption never lowers non-preemptible usage.
-        self.blocked_by_np_quota = preemptor_np and not check_non_preemptible_quota(
+        self._np_quota_exceeded = preemptor_np and not check_non_preemptible_quota(
             preemptor, cluster_queue, self.requests, snapshot, config
         )
         # NP-8: in strict mode an NP preemptor must also end within nominal.
         self.must_not_borrow = preemptor_np and config.non_preemptible_mode is NonPreemptibleMode.STRICT
+
+    def blocked_by_np_quota(self) -> bool:
+        """NP-7: the preemptor is non-preemptible and breaks NP-6, so no targets can help."""
+        if self._np_quota_exceeded and self.trace is not None:
+            self.trace.add(Verdict.NO_TARGETS, "NP-7", "non-preemptible preemptor would exceed its nominal quota (NP-6)")
+        return self._np_quota_exceeded
 
     def protected(self, workload: Workload) -> bool:
         """NP-3: a non-preemptible workload is never a candidate (when the feature is on)."""

@@ -18,7 +18,7 @@ from .fill_back import fill_back
 from .index import CandidateIndex, IndexEntry
 from .model import Assignment, PreemptionPolicy, PreemptionReason, Target, Workload
 from .ordering import sort_by_ordering
-from .policy import borrow_within_cohort_forbidden
+from .policy import borrow_within_cohort_forbidden, policy_rule
 from .trace import DecisionTrace
 from .quota import QuotaNode, Snapshot
 from .trace import Verdict
@@ -62,9 +62,7 @@ def classic_targets(
     """
     ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     tr = ctx.trace
-    if ctx.blocked_by_np_quota:
-        if tr is not None:
-            tr.add(Verdict.NO_TARGETS, "NP-7", "non-preemptible preemptor would exceed its nominal quota (NP-6)")
+    if ctx.blocked_by_np_quota():
         return []
     with snapshot.preserved():
         ordered, attempts = _plan(ctx)
@@ -262,12 +260,6 @@ _VARIANT_NAME = {
     _RECLAIM_WITHOUT_BORROWING: "reclaim without borrowing",
     _RECLAIM_WHILE_BORROWING: "reclaim while borrowing",
 }
-_POLICY_RULE = {
-    PreemptionPolicy.LOWER_PRIORITY: "POL-1",
-    PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY: "POL-2",
-    PreemptionPolicy.ANY: "POL-3",
-    PreemptionPolicy.NEVER: "POL-4",
-}
 
 
 def _variant(ctx: DecisionContext, c: Candidate, advantage: bool) -> tuple[int, str, str]:
@@ -282,7 +274,7 @@ def _variant(ctx: DecisionContext, c: Candidate, advantage: bool) -> tuple[int, 
         field = "withinClusterQueue" if same else "reclaimWithinCohort"
         return (
             _NEVER,
-            _POLICY_RULE[policy],
+            policy_rule(policy),
             f"{field}={policy.value} does not allow it (priority {c.priority} vs preemptor {ctx.priority})",
         )
     if ctx.protected(w):

@@ -21,6 +21,7 @@ from .fill_back import fill_back
 from .index import CandidateIndex
 from .model import Assignment, FlavorResource, PreemptionPolicy, PreemptionReason, Target, Workload
 from .ordering import sort_by_ordering
+from .policy import policy_rule
 
 from .trace import DecisionTrace, Verdict
 from .quota import QuotaNode, Snapshot
@@ -90,9 +91,7 @@ def fair_targets(
     fs = config.fair_sharing or FairSharingConfig()
     ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     tr = ctx.trace
-    if ctx.blocked_by_np_quota:
-        if tr is not None:
-            tr.add(Verdict.NO_TARGETS, "NP-7", "non-preemptible preemptor would exceed its nominal quota (NP-6)")
+    if ctx.blocked_by_np_quota():
         return []
     allow_borrowing = not ctx.must_not_borrow  # NP-8 strict mode
     with snapshot.preserved():
@@ -187,7 +186,7 @@ def _eligible(ctx: DecisionContext, c: Candidate, policy: PreemptionPolicy, rule
         if tr is not None:
             tr.add(
                 Verdict.FILTERED,
-                _POLICY_RULE[policy],
+                policy_rule(policy),
                 f"policy {policy.value} does not allow it (priority {c.priority} vs preemptor {ctx.priority})",
                 w.key,
                 node.name,
@@ -228,12 +227,6 @@ class CandidateQueue:
         return head
 
 
-_POLICY_RULE = {
-    PreemptionPolicy.LOWER_PRIORITY: "POL-1",
-    PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY: "POL-2",
-    PreemptionPolicy.ANY: "POL-3",
-    PreemptionPolicy.NEVER: "POL-4",
-}
 
 
 class ClusterQueueOrdering:

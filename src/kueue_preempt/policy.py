@@ -22,6 +22,7 @@ __all__ = [
     "uses_flavor_resources",
     "borrow_within_cohort_forbidden",
     "can_always_reclaim",
+    "policy_rule",
 ]
 
 _ONE_MS = timedelta(milliseconds=1)
@@ -109,3 +110,16 @@ def borrow_within_cohort_forbidden(cq: ClusterQueue) -> bool:
 def can_always_reclaim(cq: ClusterQueue) -> bool:
     """POL-10: ``reclaimWithinCohort: Any``."""
     return cq.preemption.reclaim_within_cohort is PreemptionPolicy.ANY
+
+
+_POLICY_RULE = {
+    PreemptionPolicy.LOWER_PRIORITY: "POL-1",
+    PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY: "POL-2",
+    PreemptionPolicy.ANY: "POL-3",
+    PreemptionPolicy.NEVER: "POL-4",
+}
+
+
+def policy_rule(policy: PreemptionPolicy) -> str:
+    """The rule ID that defines ``policy``'s predicate (for decision traces)."""
+    return _POLICY_RULE[policy]
