@@ -477,7 +477,7 @@ def _check(args: argparse.Namespace) -> tuple[int, str]:
                 {"workload": lw.key, "clusterQueue": cq, "priority": priority_info(lw.workload).effective}
                 for lw, cq in pending
             ],
-            "tree": [_node_json(n) for n in _roots(snapshot)],
+            "tree": [_node_json(n) for root in _roots(snapshot) for n in snapshot.subtree(root)],
             "nodes": nodes,
             "podGroups": groups,
             "terminalPods": dump.terminal_pods,
@@ -613,7 +613,10 @@ def _node_json(node: QuotaNode) -> dict[str, Any]:
         },
         "usage": {str(fr): quantity_text(v, fr.resource) for fr, v in sorted(node.usage.items())},
         "workloads": sorted(node.workloads) if node.is_cluster_queue else None,
-        "children": [_node_json(c) for c in node.child_cohorts + node.child_queues],
+        # A flat list with parent/children names, not nested objects: a deep cohort chain
+        # must not recurse (here or in the JSON encoder).
+        "parent": None if node.parent is None else node.parent.name,
+        "children": [c.name for c in node.child_cohorts + node.child_queues],
     }
 
 
