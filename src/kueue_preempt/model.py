@@ -49,9 +49,13 @@ INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
 
 
-@attrs.frozen(order=True)
+@attrs.frozen(order=True, cache_hash=True)
 class FlavorResource:
-    """A ``(flavor, resource)`` pair, the unit of all quota arithmetic (DM-2)."""
+    """A ``(flavor, resource)`` pair, the unit of all quota arithmetic (DM-2).
+
+    The hash is cached and the model interns the instances it stores, because these are the
+    keys of every usage map: lookups then hit by identity instead of hashing and comparing.
+    """
 
     flavor: str
     resource: str
@@ -194,7 +198,7 @@ def _quotas(value: Mapping[FlavorResource, ResourceQuota]) -> FrozenMap[FlavorRe
     for fr, q in value.items():
         if not isinstance(fr, FlavorResource) or not isinstance(q, ResourceQuota):
             raise InvalidModel("quotas", str(fr), "keys must be FlavorResource and values ResourceQuota")
-    return frozen_map(value)
+    return frozen_map({intern(fr): q for fr, q in value.items()})
 
 
 @attrs.frozen
@@ -480,11 +484,11 @@ def _requests(value: Mapping[FlavorResource, int]) -> FrozenMap[FlavorResource, 
     for fr, v in value.items():
         if not isinstance(fr, FlavorResource) or isinstance(v, bool) or not isinstance(v, int):
             raise InvalidModel("Assignment", f"requests[{fr}]", "keys must be FlavorResource, values int amounts")
-    return frozen_map(value)
+    return frozen_map({intern(fr): v for fr, v in value.items()})
 
 
 def _fr_set(value: Iterable[FlavorResource]) -> frozenset[FlavorResource]:
-    out = frozenset(value)
+    out = frozenset(intern(fr) for fr in value)
     for fr in out:
         if not isinstance(fr, FlavorResource):
             raise InvalidModel("Assignment", "preempt", f"{fr!r} is not a FlavorResource")

@@ -445,7 +445,10 @@ class Snapshot:
         """Q-12: usage <= subtree quota on every FlavorResource of ``frs``."""
         usage = node.usage
         sq = node.subtree_quota
-        return all(usage.get(fr, 0) <= sq.get(fr, 0) for fr in frs)
+        for fr in frs:  # a plain loop: this runs for every queue a decision visits
+            if usage.get(fr, 0) > sq.get(fr, 0):
+                return False
+        return True
 
     def fit_probe(self, node: QuotaNode, request: Usage) -> tuple[bool, dict[FlavorResource, int]]:
         """Q-13: does ``request`` fit in ``node``'s own quota, and what remains above its local headroom."""
