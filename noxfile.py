@@ -19,6 +19,7 @@ def typecheck(session: nox.Session) -> None:
     """``mypy --strict`` over src, tests and this file."""
     session.install("-e", ".[test]", "nox")
     session.run("mypy", "--strict", "src", "tests", "noxfile.py")
+    session.run("mypy", "--strict", "benchmarks")
 
 
 @nox.session
@@ -34,4 +35,6 @@ def bench(session: nox.Session) -> None:
     """Benchmarks; write benchmarks/results/*.json and markdown tables (``-- --quick`` for a smoke run)."""
     session.install("-e", ".")
     session.run("python", "benchmarks/bench_classic.py", *session.posargs)
+    session.run("python", "benchmarks/bench_fair.py", *session.posargs)
+    session.run("python", "benchmarks/bench_scale.py", *session.posargs)
     session.run("python", "benchmarks/bench_podgroup.py", *session.posargs)
