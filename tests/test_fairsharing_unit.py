@@ -11,18 +11,16 @@ from datetime import datetime, timezone
 
 import pytest
 
+from builders import cpu_queue, cpu_workload
 from kueue_preempt import (
     Assignment,
     ClusterQueue,
-    ClusterQueuePreemption,
     Cohort,
     ConfigurationError,
     DominantResourceShare,
     FairSharingConfig,
     FlavorResource,
-    PodSetUsage,
     PreemptionConfig,
-    ResourceQuota,
     Snapshot,
     Workload,
     compare_drs,
@@ -38,25 +36,11 @@ FAIR = PreemptionConfig(fair_sharing=FairSharingConfig())
 
 
 def q(name: str, nominal: int, cohort: str | None, weight: float = 1.0) -> ClusterQueue:
-    return ClusterQueue(
-        name=name,
-        cohort=cohort,
-        quotas={CPU: ResourceQuota(nominal=nominal * 1000)},
-        preemption=ClusterQueuePreemption(within_cluster_queue="LowerPriority", reclaim_within_cohort="Any"),
-        fair_weight=weight,
-    )
+    return cpu_queue(name, nominal, cohort, weight)
 
 
 def w(name: str, cq: str, cpus: int, priority: int = 0) -> Workload:
-    return Workload(
-        name=name,
-        namespace="ns",
-        uid=name,
-        cluster_queue=cq,
-        priority=priority,
-        quota_reserved_at=NOW,
-        pod_sets=[PodSetUsage(flavors={"cpu": "default"}, usage={"cpu": cpus * 1000})],
-    )
+    return cpu_workload(name, cq, cpus, priority, NOW)
 
 
 def by_name(snap: Snapshot) -> dict[str, Workload]:

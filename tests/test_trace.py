@@ -9,20 +9,17 @@ import pytest
 
 from kueue_preempt import (
     Assignment,
-    ClusterQueue,
-    ClusterQueuePreemption,
     Cohort,
     DecisionTrace,
     FairSharingConfig,
     FlavorResource,
-    PodSetUsage,
     PreemptionConfig,
-    ResourceQuota,
     Snapshot,
     Verdict,
     Workload,
     get_targets,
 )
+from builders import cpu_queue, cpu_workload
 from kueue_cases import CASES_DIR, config_of, incoming_of, load_cases, now_of, snapshot_of
 
 CPU = FlavorResource("default", "cpu")
@@ -56,24 +53,10 @@ def test_trace_does_not_change_the_decision(case: dict[str, Any]) -> None:
 
 
 def _w(name: str, cq: str, cpus: int, priority: int) -> Workload:
-    return Workload(
-        name=name,
-        namespace="ns",
-        uid=name,
-        cluster_queue=cq,
-        priority=priority,
-        quota_reserved_at=NOW,
-        pod_sets=[PodSetUsage(flavors={"cpu": "default"}, usage={"cpu": cpus * 1000})],
-    )
+    return cpu_workload(name, cq, cpus, priority, NOW)
 
 
-def _queue(name: str, nominal: int, cohort: str | None = None) -> ClusterQueue:
-    return ClusterQueue(
-        name=name,
-        cohort=cohort,
-        quotas={CPU: ResourceQuota(nominal=nominal * 1000)},
-        preemption=ClusterQueuePreemption(within_cluster_queue="LowerPriority", reclaim_within_cohort="Any"),
-    )
+_queue = cpu_queue
 
 
 def test_classic_trace_explains_each_candidate() -> None:

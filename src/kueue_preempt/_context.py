@@ -21,7 +21,7 @@ from .priority import effective_priority
 from .quota import QuotaNode, Snapshot
 from .trace import DecisionTrace, Verdict
 
-__all__ = ["DecisionContext", "Candidate"]
+__all__ = ["DecisionContext", "Candidate", "workloads_in_order"]
 
 
 class Candidate:
@@ -127,3 +127,15 @@ class DecisionContext:
             if self.trace is not None:
                 self.trace.add(Verdict.TARGET, "MSG-1", f"reason {c.reason.value}", c.workload.key, c.node.name)
         return out
+
+
+def workloads_in_order(queue: QuotaNode, afs: bool) -> Iterable[Workload]:
+    """A queue's workloads; in ``namespace/name`` order when AFS is on (CL-GEN-7a).
+
+    Only the AFS comparator can be cyclic (ORD-9), and then a stable sort's result depends on
+    its input order; fixing that order keeps results independent of how the snapshot was
+    built. Without AFS the candidate keys are a total order and the input order is irrelevant.
+    """
+    if not afs:
+        return queue.workloads.values()
+    return [queue.workloads[k] for k in sorted(queue.workloads)]

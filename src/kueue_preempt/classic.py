@@ -12,7 +12,7 @@ from datetime import datetime
 import heapq
 from typing import Generic, Iterable, Iterator, TypeVar
 
-from ._context import Candidate, DecisionContext
+from ._context import Candidate, DecisionContext, workloads_in_order
 from .config import PreemptionConfig
 from .fill_back import fill_back
 from .index import CandidateIndex, IndexEntry
@@ -146,25 +146,13 @@ def _bucket(ctx: DecisionContext, sources: list[_Source]) -> tuple[Iterable[Cand
     if index is None:
         out = []
         for queue, lca, advantage in sources:
-            for w in _in_key_order(queue, ctx.config.admission_fair_sharing):
+            for w in workloads_in_order(queue, ctx.config.admission_fair_sharing):
                 c = ctx.candidate(w, queue)
                 if _admit(ctx, c, lca, advantage):
                     out.append(c)
         ordered = sort_by_ordering(out, _key_of, _workload_of, ctx.config.admission_fair_sharing)
         return [c for c in ordered if c.workload.evicted], [c for c in ordered if not c.workload.evicted]
     return _Lazy(_merged(ctx, index, sources, True)), _Lazy(_merged(ctx, index, sources, False))
-
-
-def _in_key_order(queue: QuotaNode, afs: bool) -> Iterable[Workload]:
-    """A queue's workloads; in ``namespace/name`` order when AFS is on (CL-GEN-7a).
-
-    Only the AFS comparator can be cyclic (ORD-9), and then a stable sort's result depends on
-    its input order; fixing that order keeps results independent of how the snapshot was
-    built. Without AFS the candidate keys are a total order and the input order is irrelevant.
-    """
-    if not afs:
-        return queue.workloads.values()
-    return [queue.workloads[k] for k in sorted(queue.workloads)]
 
 
 def _merged(ctx: DecisionContext, index: CandidateIndex, sources: list[_Source], evicted: bool) -> Iterator[Candidate]:

@@ -13,10 +13,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
-from ._context import Candidate, DecisionContext
+from ._context import Candidate, DecisionContext, workloads_in_order
 from .config import FairSharingConfig, FairSharingStrategy, PreemptionConfig
 from .drs import NEGATIVE_SHARE, DominantResourceShare, compare_drs, dominant_resource_share, format_share
-from .classic import _in_key_order
 from .fill_back import fill_back
 from .index import CandidateIndex
 from .model import Assignment, FlavorResource, PreemptionPolicy, PreemptionReason, Target, Workload
@@ -153,7 +152,7 @@ def _candidates(ctx: DecisionContext) -> dict[QuotaNode, CandidateQueue]:
     out = [
         c
         for node, policy, rule in sources
-        for c in (ctx.candidate(w, node) for w in _in_key_order(node, ctx.config.admission_fair_sharing))
+        for c in (ctx.candidate(w, node) for w in workloads_in_order(node, ctx.config.admission_fair_sharing))
         if _eligible(ctx, c, policy, rule)
     ]
     grouped: dict[QuotaNode, list[Candidate]] = {}
