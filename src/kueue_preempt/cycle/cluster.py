@@ -18,6 +18,8 @@ import attrs
 from .._frozen import FrozenMap, frozen_map
 from .._time import to_optional_time
 from ..errors import InvalidModel
+from ..flavors import ResourceFlavor
+from ..model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
 from .selectors import LabelSelector
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "LimitRange",
     "AdmissionCheckState",
     "WorkloadStatus",
+    "ClusterState",
 ]
 
 
@@ -137,6 +140,10 @@ def _checks(value: Iterable[AdmissionCheckState]) -> tuple[AdmissionCheckState, 
     return tuple(value)
 
 
+def _limits(value: Iterable[Mapping[str, int] | None]) -> tuple[FrozenMap[str, int] | None, ...]:
+    return tuple(None if v is None else frozen_map(v) for v in value)
+
+
 def _requests(value: Iterable[tuple[str, Mapping[str, int]]]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
     return tuple((name, frozen_map(res)) for name, res in value)
 
@@ -154,3 +161,55 @@ class WorkloadStatus:
     admission_checks: tuple[AdmissionCheckState, ...] = attrs.field(default=(), converter=_checks)
     resource_requests: tuple[tuple[str, FrozenMap[str, int]], ...] = attrs.field(default=(), converter=_requests)
     requeue_at: datetime | None = attrs.field(default=None, converter=to_optional_time)
+    limits: tuple[FrozenMap[str, int] | None, ...] = attrs.field(default=(), converter=_limits)
+    """Per pod set (spec order), the container limits (request-side amounts) or ``None``.
+
+    The model has one container per pod set; SC-NOM-3 checks its requests against these.
+    """
+
+
+def _tuple(value: Iterable[object]) -> tuple[object, ...]:
+    return tuple(value)
+
+
+def _settings(value: Mapping[str, QueueingSettings]) -> FrozenMap[str, QueueingSettings]:
+    return frozen_map(value)
+
+
+def _statuses(value: Mapping[str, WorkloadStatus]) -> FrozenMap[str, WorkloadStatus]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class ClusterState:
+    """Everything one cycle reads about the cluster (SC-ST-1..7).
+
+    ``workloads`` holds every Workload: those holding quota (``cluster_queue`` set, DM-7) and
+    the pending ones (``local_queue`` = ``spec.queueName``, ``spec_pod_sets`` set). A
+    ClusterQueue without an entry in ``queueing`` is BestEffortFIFO, selects every namespace
+    and is not stopped. ``flavors`` are the ResourceFlavors that exist; when empty, every
+    flavor a ClusterQueue names is taken to exist. ``statuses`` holds optional per-workload
+    fields (:class:`WorkloadStatus`) by ``namespace/name``. ``namespaces`` empty means every
+    namespace a workload names exists with no labels.
+    """
+
+    cluster_queues: tuple[ClusterQueue, ...] = attrs.field(default=(), converter=tuple)
+    cohorts: tuple[Cohort, ...] = attrs.field(default=(), converter=tuple)
+    flavors: tuple[ResourceFlavor, ...] = attrs.field(default=(), converter=tuple)
+    namespaces: tuple[Namespace, ...] = attrs.field(default=(), converter=tuple)
+    local_queues: tuple[LocalQueue, ...] = attrs.field(default=(), converter=tuple)
+    queueing: FrozenMap[str, QueueingSettings] = attrs.field(factory=FrozenMap, converter=_settings)
+    limit_ranges: tuple[LimitRange, ...] = attrs.field(default=(), converter=tuple)
+    workloads: tuple[Workload, ...] = attrs.field(default=(), converter=tuple)
+    statuses: FrozenMap[str, WorkloadStatus] = attrs.field(factory=FrozenMap, converter=_statuses)
+    priority_classes: tuple[WorkloadPriorityClass, ...] = attrs.field(default=(), converter=tuple)
+
+    def status(self, key: str) -> WorkloadStatus:
+        return self.statuses.get(key) or _DEFAULT_STATUS
+
+    def settings(self, cq: str) -> QueueingSettings:
+        return self.queueing.get(cq) or _DEFAULT_SETTINGS
+
+
+_DEFAULT_STATUS = WorkloadStatus()
+_DEFAULT_SETTINGS = QueueingSettings()

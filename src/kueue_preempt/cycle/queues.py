@@ -73,6 +73,9 @@ class ClusterQueueQueue:
         """``key`` removed from both sets (the marker is kept: SC-RQ-6 clears it elsewhere)."""
         return attrs.evolve(self, active=self.active - {key}, inadmissible=self.inadmissible - {key})
 
+    def without_all(self, keys: frozenset[str] | set[str]) -> ClusterQueueQueue:
+        return attrs.evolve(self, active=self.active - keys, inadmissible=self.inadmissible - keys)
+
 
 def _queues(value: Mapping[str, ClusterQueueQueue]) -> FrozenMap[str, ClusterQueueQueue]:
     return frozen_map(value)
