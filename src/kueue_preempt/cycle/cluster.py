@@ -168,7 +168,35 @@ class WorkloadStatus:
     """
 
 
-def _tuple(value: Iterable[object]) -> tuple[object, ...]:
+def _cqs(value: Iterable[ClusterQueue]) -> tuple[ClusterQueue, ...]:
+    return tuple(value)
+
+
+def _cohorts(value: Iterable[Cohort]) -> tuple[Cohort, ...]:
+    return tuple(value)
+
+
+def _flavors(value: Iterable[ResourceFlavor]) -> tuple[ResourceFlavor, ...]:
+    return tuple(value)
+
+
+def _namespaces(value: Iterable[Namespace]) -> tuple[Namespace, ...]:
+    return tuple(value)
+
+
+def _lqs(value: Iterable[LocalQueue]) -> tuple[LocalQueue, ...]:
+    return tuple(value)
+
+
+def _ranges(value: Iterable[LimitRange]) -> tuple[LimitRange, ...]:
+    return tuple(value)
+
+
+def _workloads(value: Iterable[Workload]) -> tuple[Workload, ...]:
+    return tuple(value)
+
+
+def _classes(value: Iterable[WorkloadPriorityClass]) -> tuple[WorkloadPriorityClass, ...]:
     return tuple(value)
 
 
@@ -193,16 +221,16 @@ class ClusterState:
     namespace a workload names exists with no labels.
     """
 
-    cluster_queues: tuple[ClusterQueue, ...] = attrs.field(default=(), converter=tuple)
-    cohorts: tuple[Cohort, ...] = attrs.field(default=(), converter=tuple)
-    flavors: tuple[ResourceFlavor, ...] = attrs.field(default=(), converter=tuple)
-    namespaces: tuple[Namespace, ...] = attrs.field(default=(), converter=tuple)
-    local_queues: tuple[LocalQueue, ...] = attrs.field(default=(), converter=tuple)
+    cluster_queues: tuple[ClusterQueue, ...] = attrs.field(default=(), converter=_cqs)
+    cohorts: tuple[Cohort, ...] = attrs.field(default=(), converter=_cohorts)
+    flavors: tuple[ResourceFlavor, ...] = attrs.field(default=(), converter=_flavors)
+    namespaces: tuple[Namespace, ...] = attrs.field(default=(), converter=_namespaces)
+    local_queues: tuple[LocalQueue, ...] = attrs.field(default=(), converter=_lqs)
     queueing: FrozenMap[str, QueueingSettings] = attrs.field(factory=FrozenMap, converter=_settings)
-    limit_ranges: tuple[LimitRange, ...] = attrs.field(default=(), converter=tuple)
-    workloads: tuple[Workload, ...] = attrs.field(default=(), converter=tuple)
+    limit_ranges: tuple[LimitRange, ...] = attrs.field(default=(), converter=_ranges)
+    workloads: tuple[Workload, ...] = attrs.field(default=(), converter=_workloads)
     statuses: FrozenMap[str, WorkloadStatus] = attrs.field(factory=FrozenMap, converter=_statuses)
-    priority_classes: tuple[WorkloadPriorityClass, ...] = attrs.field(default=(), converter=tuple)
+    priority_classes: tuple[WorkloadPriorityClass, ...] = attrs.field(default=(), converter=_classes)
 
     def status(self, key: str) -> WorkloadStatus:
         return self.statuses.get(key) or _DEFAULT_STATUS
