@@ -37,7 +37,7 @@ class ScanProgress:
     examined, or ``-1`` when it reached the group's last flavor.
     """
 
-    tried: FrozenMap[tuple[int, str], int] = attrs.field(factory=FrozenMap, converter=frozen_map)
+    tried: FrozenMap[tuple[int, str], int] = attrs.field(factory=FrozenMap, converter=_tried)
     generation: int = 0
     cycle: int = 0
     shape: Hashable = None
@@ -50,6 +50,10 @@ class ScanProgress:
     def same_tried(self, other: ScanProgress | None) -> bool:
         """Equal ``tried`` values (the cycle number is ignored, SC-T-3)."""
         return other is not None and other.tried == self.tried
+
+
+def _tried(value: Mapping[tuple[int, str], int]) -> FrozenMap[tuple[int, str], int]:
+    return frozen_map(value)
 
 
 def _keys(value: Iterable[str]) -> frozenset[str]:

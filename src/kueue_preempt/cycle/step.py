@@ -390,7 +390,7 @@ class _Cycle:
         generation = self.queues.generation(e.cluster_queue)
         if progress is not None and _outdated(progress, shape, self.number, generation, self.config):
             progress = None
-        nom = nominate(e.workload, e.cluster_queue, snapshot, self.config, self.now, progress=progress)
+        nom = nominate(e.workload, e.cluster_queue, snapshot, self.c.flavors, self.config, self.now, progress=progress)
         e.nomination = self._stamp(nom, shape, generation)
         e.progress = e.nomination.progress
         e.message = nom.message
@@ -470,7 +470,9 @@ class _Cycle:
             for w in self.preempted.values():
                 if snapshot.has_cluster_queue(w.cluster_queue) and w.key in snapshot.cluster_queue(w.cluster_queue).workloads:
                     snapshot.remove_workload(w)
-            new = nominate(e.workload, e.cluster_queue, snapshot, self.config, self.now, progress=None, pins=nom.pins)
+            new = nominate(
+                e.workload, e.cluster_queue, snapshot, self.c.flavors, self.config, self.now, progress=None, pins=nom.pins
+            )
         shape = shape_hash(e.workload, self.config)
         new = self._stamp(new, shape, self.queues.generation(e.cluster_queue))
         e.progress = new.progress
