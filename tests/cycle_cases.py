@@ -220,14 +220,14 @@ def _admission_pod_sets(admission: Case) -> list[PodSetUsage]:
 def _workload(w: Case) -> tuple[Workload, WorkloadStatus]:
     conditions = [_condition(c) for c in w.get("conditions") or ()]
     reserved = next((c for c in conditions if c.type == "QuotaReserved" and c.is_true), None)
-    admission = w.get("admission")
+    admission: Case | None = w.get("admission")
     holds = reserved is not None and admission is not None
     stats = (w.get("schedulingStats") or {}).get("evictions") or ()
     workload = Workload(
         name=w["name"],
         namespace=w["namespace"],
         uid=w.get("uid") or "",
-        cluster_queue=admission["clusterQueue"] if holds else "",
+        cluster_queue=admission["clusterQueue"] if holds and admission is not None else "",
         local_queue=w.get("queueName") or "",
         priority=w.get("priority"),
         annotations=w.get("annotations") or {},
@@ -236,7 +236,7 @@ def _workload(w: Case) -> tuple[Workload, WorkloadStatus]:
         quota_reserved_at=reserved.last_transition_time if holds and reserved is not None else None,
         evicted=any(c.type == "Evicted" and c.is_true for c in conditions),
         conditions=conditions,
-        pod_sets=_admission_pod_sets(admission) if holds else (),
+        pod_sets=_admission_pod_sets(admission) if holds and admission is not None else (),
         evictions=[EvictionStat(s["reason"], s.get("underlyingCause") or "", s["count"]) for s in stats],
         spec_pod_sets=[_pod_set_spec(ps) for ps in w["podSets"]],
     )
@@ -412,9 +412,9 @@ def check_cycle(result: CycleResult, changed: set[str], gauges: dict[str, int], 
     if expected.get("admitted") is not None:
         assert sorted(result.admitted) == sorted(expected["admitted"]), "admitted"
     if expected.get("preempted") is not None:
-        got = sorted((t.workload.key, t.reason.value, t.message) for t in result.preempted)
-        want = sorted((p["workload"], p["reason"], p["message"]) for p in expected["preempted"])
-        assert got == want, "preempted"
+        got_t = sorted((t.workload.key, t.reason.value, t.message) for t in result.preempted)
+        want_t = sorted((p["workload"], p["reason"], p["message"]) for p in expected["preempted"])
+        assert got_t == want_t, "preempted"
     if expected.get("pending") is not None:
         got_p = {}
         for w in cluster.workloads:

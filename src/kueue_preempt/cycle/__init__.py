@@ -12,7 +12,8 @@ queue state after the cycle. Modules, one concept each:
 * ``nominate`` — a head's assignment and targets on top of the flavor assigner (SC-NOM-2);
 * ``step`` — the cycle itself (SC-CY-*, SC-PE-*, SC-AD-*, SC-PR-*, SC-RQ-*);
 * ``status`` / ``validation`` — messages, conditions, events (SC-MSG-*, SC-EVT-1, SC-NOM-3);
-* ``transitions`` — between cycles: notify, release, deletion (SC-IN-*, SC-EV-*).
+* ``transitions`` — between cycles: notify, release, deletion (SC-IN-*, SC-EV-*);
+* ``run`` — cycles until stable with victims released between them (SC-SIM-2, SC-T-3).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .config import CycleConfig
 from .entry import Mode, Nomination, Outcome
 from .order import classic_entry_order
 from .queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
+from .run import CycleRun, run_cycles, stability_cap
 from .selectors import LabelRequirement, LabelSelector
 from .status import Event, RequeueReason
 from .step import CycleResult, HeadResult, initial_queue_state, queue_of, schedule_cycle, shape_hash
@@ -43,6 +45,7 @@ __all__ = [
     "ClusterState",
     "CycleConfig",
     "CycleResult",
+    "CycleRun",
     "Event",
     "HeadResult",
     "LabelRequirement",
@@ -68,6 +71,8 @@ __all__ = [
     "queue_inadmissible",
     "queue_of",
     "release_evicted",
+    "run_cycles",
     "schedule_cycle",
     "shape_hash",
+    "stability_cap",
 ]

@@ -29,6 +29,10 @@ class PreemptorMarker:
     """True in a BestEffortFIFO CQ: the marked workload is first in its queue (SC-QO-1 #2)."""
 
 
+def _tried(value: Mapping[tuple[int, str], int]) -> FrozenMap[tuple[int, str], int]:
+    return frozen_map(value)
+
+
 @attrs.frozen
 class ScanProgress:
     """A workload's recorded flavor-scan progress, its ``last_assignment`` (SC-FR-1).
@@ -50,10 +54,6 @@ class ScanProgress:
     def same_tried(self, other: ScanProgress | None) -> bool:
         """Equal ``tried`` values (the cycle number is ignored, SC-T-3)."""
         return other is not None and other.tried == self.tried
-
-
-def _tried(value: Mapping[tuple[int, str], int]) -> FrozenMap[tuple[int, str], int]:
-    return frozen_map(value)
 
 
 def _keys(value: Iterable[str]) -> frozenset[str]:

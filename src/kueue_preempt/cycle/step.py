@@ -17,10 +17,20 @@ from .._frozen import FrozenMap, frozen_map
 from .._time import ZERO_TIME, micros
 from ..errors import InvalidModel
 from ..flavors import ResourceFlavor
-from ..messages import JOB_UID_LABEL  # noqa: F401  (re-exported context for readers)
-from ..model import ClusterQueue, Cohort, Condition, EvictionStat, FlavorResource, PodSetUsage, Target, Workload
+from ..model import (
+    ClusterQueue,
+    Cohort,
+    Condition,
+    EvictionStat,
+    FlavorResource,
+    PodSetUsage,
+    PreemptionPolicy,
+    Target,
+    Workload,
+)
 from ..policy import queue_order_timestamp
 from ..priority import effective_priority, priority_info
+from ..quantity import UNLIMITED
 from ..quota import Snapshot
 from .cluster import ClusterState, QueueingStrategy, StopPolicy
 from .config import CycleConfig
@@ -492,8 +502,6 @@ class _Cycle:
     def _reserve(self, e: Entry, nom: Nomination, snapshot: Snapshot) -> None:
         """SC-PE-2: capacity held by a Preempt entry without targets."""
         spec = self.c.cqs[e.cluster_queue]
-        from ..model import PreemptionPolicy
-
         can_always_reclaim = spec.preemption.reclaim_within_cohort is PreemptionPolicy.ANY
         if can_always_reclaim and not (self.config.prioritize_preemptor_workloads and e.is_preemptor):
             return
@@ -744,9 +752,7 @@ class _Cycle:
 
 
 def _mul(v: int, n: int) -> int:
-    from ..quantity import UNLIMITED
-
-    return min(v * n, UNLIMITED)
+    return min(v * n, UNLIMITED)  # saturating, as the requests Kueue prints (SC-MSG-3)
 
 
 def schedule_cycle(
