@@ -212,14 +212,21 @@ def _queue_of(c: _Cluster, w: Workload) -> str | None:
     return lq.cluster_queue
 
 
+def _finished(w: Workload) -> bool:
+    finished = w.condition("Finished")
+    return finished is not None and finished.is_true
+
+
+def _charged(c: _Cluster, w: Workload) -> bool:
+    """SC-ST-6 / DM-7: holds a reservation, active and not finished."""
+    return bool(w.cluster_queue) and c.state.status(w.key).active and not _finished(w)
+
+
 def _queueable(c: _Cluster, w: Workload) -> bool:
     """SC-ST-2 (the parts the model carries): not charged, active, not finished."""
     if w.cluster_queue:
         return False
-    if not c.state.status(w.key).active:
-        return False
-    finished = w.condition("Finished")
-    return not (finished is not None and finished.is_true)
+    return c.state.status(w.key).active and not _finished(w)
 
 
 def shape_hash(workload: Workload, config: CycleConfig) -> Hashable:
@@ -302,7 +309,7 @@ def _snapshot(c: _Cluster) -> Snapshot:
     cqs = [cq for cq in c.state.cluster_queues if not c.in_cohort_cycle(cq.name)]
     names = {cq.name for cq in cqs}
     cohorts = [co for co in c.state.cohorts if co.name not in c.cyclic]
-    charged = [w for w in c.state.workloads if w.cluster_queue in names and c.state.status(w.key).active]
+    charged = [w for w in c.state.workloads if w.cluster_queue in names and _charged(c, w)]
     return Snapshot(cqs, cohorts, charged, priority_classes=c.state.priority_classes)
 
 
