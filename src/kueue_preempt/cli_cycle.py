@@ -175,7 +175,7 @@ def cycle_command(args: argparse.Namespace) -> tuple[int, str]:
         out += _table(["WORKLOAD", "CLUSTERQUEUE", "QUEUE", "WHY"], rows)
     if unqueued:
         out.append("Not in any queue (LocalQueue or ClusterQueue missing or stopped, or inactive): " + ", ".join(unqueued))
-    return (3 if run.livelock else 0), "\n".join(out) + "\n"
+    return (1 if run.livelock else 0), "\n".join(out) + "\n"
 
 
 def _table(headers: list[str], rows: list[list[str]], indent: str = "  ") -> list[str]:
