@@ -275,7 +275,7 @@ class FlavorFungibility:
 
     Defaults are Kueue's: ``whenCanBorrow=MayStopSearch``, ``whenCanPreempt=TryNextFlavor``,
     no preference (which behaves as ``BorrowingOverPreemption``). ``preference`` is allowed only
-    when both fields are ``TryNextFlavor`` (the API's validation, API-15).
+    when both fields are ``TryNextFlavor`` (the API's validation, FAS-8).
     """
 
     when_can_borrow: FungibilityPolicy = attrs.field(default=FungibilityPolicy.MAY_STOP_SEARCH, converter=_when_can_borrow)
