@@ -43,6 +43,7 @@ __all__ = [
     "FlavorFungibility",
     "PodSetSpec",
     "quotas_of_groups",
+    "quota_key_components",
     "groups_of_quota_keys",
 ]
 
@@ -173,14 +174,14 @@ def quotas_of_groups(groups: Iterable[ResourceGroup]) -> dict[FlavorResource, Re
     return out
 
 
-def groups_of_quota_keys(quotas: Mapping[FlavorResource, ResourceQuota]) -> tuple[ResourceGroup, ...]:
-    """Resource groups recovered from a bare ``quotas`` map, in first-seen order.
+def quota_key_components(keys: Iterable[FlavorResource]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Resource groups ``(resources, flavors)`` recovered from quota keys, in first-seen order.
 
     Kueue requires every flavor of a group to cover all of the group's resources and no
     resource or flavor to appear in two groups, so the groups are exactly the connected
-    components of the flavor-resource graph. Used when a ClusterQueue was built from quotas
-    only (the preemption-only API): its flavor order is then the map's insertion order.
+    components of the flavor-resource graph.
     """
+    frs = list(keys)
     parent: dict[tuple[str, str], tuple[str, str]] = {}
 
     def find(x: tuple[str, str]) -> tuple[str, str]:
@@ -189,7 +190,7 @@ def groups_of_quota_keys(quotas: Mapping[FlavorResource, ResourceQuota]) -> tupl
             x = parent[x]
         return x
 
-    for fr in quotas:
+    for fr in frs:
         f, r = ("f", fr.flavor), ("r", fr.resource)
         parent.setdefault(f, f)
         parent.setdefault(r, r)
@@ -197,19 +198,28 @@ def groups_of_quota_keys(quotas: Mapping[FlavorResource, ResourceQuota]) -> tupl
         if rf != rr:
             parent[rr] = rf
     order: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
-    for fr in quotas:
+    for fr in frs:
         resources, flavors = order.setdefault(find(("f", fr.flavor)), ([], []))
         if fr.resource not in resources:
             resources.append(fr.resource)
         if fr.flavor not in flavors:
             flavors.append(fr.flavor)
+    return [(tuple(r), tuple(f)) for r, f in order.values()]
+
+
+def groups_of_quota_keys(quotas: Mapping[FlavorResource, ResourceQuota]) -> tuple[ResourceGroup, ...]:
+    """Resource groups recovered from a bare ``quotas`` map (:func:`quota_key_components`).
+
+    Used when a ClusterQueue was built from quotas only (the preemption-only API): its flavor
+    order is then the map's insertion order.
+    """
     groups = []
-    for resources, flavors in order.values():
+    for resources, flavors in quota_key_components(quotas):
         fqs = [
             FlavorQuotas(f, {r: quotas[FlavorResource(f, r)] for r in resources if FlavorResource(f, r) in quotas})
             for f in flavors
         ]
-        groups.append(ResourceGroup(tuple(resources), fqs))
+        groups.append(ResourceGroup(resources, fqs))
     return tuple(groups)
 
 
@@ -275,7 +285,7 @@ class FlavorFungibility:
 
     Defaults are Kueue's: ``whenCanBorrow=MayStopSearch``, ``whenCanPreempt=TryNextFlavor``,
     no preference (which behaves as ``BorrowingOverPreemption``). ``preference`` is allowed only
-    when both fields are ``TryNextFlavor`` (the API's validation, API-15).
+    when both fields are ``TryNextFlavor`` (the API's validation, FAS-8).
     """
 
     when_can_borrow: FungibilityPolicy = attrs.field(default=FungibilityPolicy.MAY_STOP_SEARCH, converter=_when_can_borrow)

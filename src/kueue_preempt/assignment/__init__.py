@@ -23,7 +23,7 @@ Inputs
   * ``counts``: per spec pod set, the counts of a partial-admission probe (``FAS-14``).
   * ``progress``: scan progress of an earlier cycle (``FAS-12``): a sequence indexed by *spec*
     index of ``{resource: tried_flavor_idx}``, e.g. ``previous.tried_flavor_idx()``.
-  * ``pinned``: flavor pins of a recomputation (``SC-PE-3``): indexed by spec index,
+  * ``pinned``: flavor pins of a recomputation (``FAS-5a`` case 1): indexed by spec index,
     ``{resource: flavor}`` as nominated.
 
 Output: :class:`FlavorAssignment` (``FAS-17``)

@@ -33,12 +33,14 @@ class OracleResult:
 class PreemptionOracle(Protocol):
     """``oracle(workload, cluster_queue, fr, amount, snapshot) -> OracleResult`` (FA-6).
 
+    Arguments are positional: any function with these parameter types fits.
+
     ``amount`` is the cumulative request on ``fr`` (FAS-2). The oracle must leave
     ``snapshot`` as it found it.
     """
 
     def __call__(
-        self, workload: Workload, cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot
+        self, workload: Workload, cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot, /
     ) -> OracleResult: ...
 
 

@@ -57,7 +57,9 @@ def search_counts(
 class TargetFinder(Protocol):
     """``get_targets``-shaped callable: ``(workload, cluster_queue, assignment, snapshot) -> targets``."""
 
-    def __call__(self, workload: Workload, cluster_queue: str, assignment: Assignment, snapshot: Snapshot) -> list[Target]: ...
+    def __call__(
+        self, workload: Workload, cluster_queue: str, assignment: Assignment, snapshot: Snapshot, /
+    ) -> list[Target]: ...
 
 
 @attrs.frozen

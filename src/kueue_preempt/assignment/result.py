@@ -204,7 +204,7 @@ class FlavorAssignment:
         return "; ".join(parts)
 
     def tried_flavor_idx(self) -> tuple[FrozenMap[str, int], ...]:
-        """The scan progress record (FAS-12, SC-FR-1): per pod set in ``pod_sets`` order,
+        """The scan progress record (FAS-12): per pod set in ``pod_sets`` order,
         resource -> ``tried_flavor_idx``. Pass it back as ``progress`` to resume the scans."""
         return tuple(frozen_map({r: f.tried_flavor_idx for r, f in ps.flavors.items()}) for ps in self.pod_sets)
 

@@ -161,7 +161,7 @@ def _skip_reason(
     if ctx.pinned is not None and not any(
         m.index < len(ctx.pinned) and ctx.pinned[m.index].get(resource) == flavor for m in members
     ):
-        return messages.not_in_nomination(flavor, resource), False, "SC-PE-3", None
+        return messages.not_in_nomination(flavor, resource), False, "FAS-5a", None
     if ctx.allowed is not None and flavor not in ctx.allowed:
         return messages.not_allowed_by_annotation(flavor), False, "FAS-20", None
     rf = ctx.flavors.get(flavor)
