@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .config import FairSharingConfig, PreemptionConfig, RequeuingTimestamp
-from .cycle import ClusterState, CycleConfig, CycleResult, CycleRun, HeadResult, Outcome, queue_of, run_cycles
+from .cycle import ClusterState, CycleConfig, CycleResult, CycleRun, HeadResult, Outcome, run_cycles
 from .io.cycle_state import load_cluster_state
 from .io._format import quantity_text
 from .model import PodSetUsage
@@ -117,8 +117,18 @@ def _waiting(cluster: ClusterState, run: CycleRun) -> list[tuple[str, str, str]]
     return sorted(rows)
 
 
-def _unqueued(cluster: ClusterState) -> list[str]:
-    return sorted(w.key for w in cluster.workloads if not w.cluster_queue and queue_of(cluster, w) is None)
+def _unqueued(cluster: ClusterState, run: CycleRun) -> list[str]:
+    """Active, unfinished workloads holding no quota that are in no queue (SC-ST-1)."""
+    queued = {k for q in run.queues.queues.values() for k in q.active | q.inadmissible}
+    out = []
+    for w in cluster.workloads:
+        finished = w.condition("Finished")
+        if w.cluster_queue or w.key in queued or not cluster.status(w.key).active:
+            continue
+        if finished is not None and finished.is_true:
+            continue
+        out.append(w.key)
+    return sorted(out)
 
 
 def cycle_command(args: argparse.Namespace) -> tuple[int, str]:
@@ -131,7 +141,7 @@ def cycle_command(args: argparse.Namespace) -> tuple[int, str]:
         for r in c.results:
             last[r.key] = r
     waiting = _waiting(run.cluster, run)
-    unqueued = _unqueued(cluster)
+    unqueued = _unqueued(run.cluster, run)
     if args.output == "json":
         doc = {
             "assumption": ASSUMPTION,

@@ -87,7 +87,7 @@ def run_cycles(
         before = queues
         result = schedule_cycle(cluster, queues, config, now)
         victims = [t.workload.key for t in result.preempted]
-        cluster, queues, released = release_evicted(result.cluster, result.queues, now, victims)
+        cluster, queues, released = release_evicted(result.cluster, result.queues, now, victims, config)
         results.append(result)
         released_all.append(tuple(released))
         if _quiescent(before, result, tuple(released)):
