@@ -417,6 +417,23 @@ class Cluster:
         )
         return (per_node, frozenset(self._removed), len(self._assumed))
 
+    def without_pods(self, pods: Iterable[Pod]) -> Cluster:
+        """A new cluster built from the same inputs minus ``pods`` (matched by namespace and
+        name), as if they had left: their units shrink or disappear (PG-8) and their room is
+        free. This cluster is not changed. Used when triggered preemptions are taken as
+        completed (PG-DELAY-2). O(nodes + pods)."""
+        gone = {p.key for p in pods}
+        kept = [p for p in (*self._running, *self._pending) if p.key not in gone]
+        return Cluster(
+            self._nodes,
+            kept,
+            pod_groups=self.groups.pod_groups,
+            composite_pod_groups=self.groups.composite_pod_groups,
+            pdbs=self.pdbs,
+            node_filter=self.node_filter,
+            composite_pod_groups_enabled=self.groups.composites_enabled,
+        )
+
     def scratch(self, node_name: str) -> NodeScratch:
         """A private copy of one node's current usage (NODE-5: "a copy of the node")."""
         return NodeScratch(self, self._node_index(node_name))
