@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import dataclasses
 
 import attrs
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -34,6 +35,7 @@ from kueue_preempt.podgroup import (
     StatusCode,
     select_podgroup_victims,
 )
+from kube_cases import cluster_of, group_preemptor_of, load_cases, placement_of
 from test_podgroup_properties import SETTINGS, Capacity, Scenario, eff_priority, scenarios, unit_key
 
 LOW, MID, HIGH, TOP = 10, 100, 1000, 5000
@@ -246,6 +248,36 @@ def test_no_trigger_no_delay() -> None:
     assert result.status.code is StatusCode.SUCCESS
     assert names(result.victims) == ["low"]
     assert dict(result.nominations) == {"a": "node1"}
+
+
+# --------------------------------------------------------------------------- kube's own cases
+
+
+def _pg20_cases() -> list[Any]:
+    cases = [
+        c
+        for c in load_cases("TestPodGroupEvaluator_Preempt")
+        if (c.values[0]["expected"]["status"].get("message") or "") == ONGOING
+    ]
+    assert len(cases) == 2  # the vendored PG-20 cases; a change in the data must be looked at
+    return cases
+
+
+@pytest.mark.parametrize("case", _pg20_cases())
+def test_kube_pg20_cases_are_pg_delay_1_cases_in_kep_mode(case: Any) -> None:
+    """PG-20's vendored cases (run in ``"kube"`` mode by test_conformance_kube) replayed in
+    ``"kep"`` mode: nothing else is in the way, so the nomination is still feasible
+    (PG-DELAY-1) and kube-scheduler's expected outcome holds unchanged — without placing."""
+    cluster = cluster_of(case)
+    result = select_podgroup_victims(
+        group_preemptor_of(case["preemptor"]), cluster, mode="kep", placement=placement_of(case)
+    )
+    expected = case["expected"]
+    assert result.status.code.value == expected["status"]["code"]
+    assert result.status.message == expected["status"]["message"]
+    assert dict(result.nominations) == expected["nominations"]
+    assert result.victims == () and result.nomination_feasible is True
+    assert names(result.in_flight) == ["victim"]
 
 
 # --------------------------------------------------------------------------- properties

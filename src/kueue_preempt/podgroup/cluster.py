@@ -26,7 +26,7 @@ resource), the abstract ``units`` rule of kube-scheduler's PodGroup unit tests, 
 from __future__ import annotations
 
 import enum
-from typing import Iterable, NamedTuple
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from ..errors import DuplicateName, InvalidModel
 from .errors import UnknownNode
@@ -388,6 +388,28 @@ class Cluster:
             _, load = self._assumed.pop()
             for j, amount in load:
                 used[j] -= amount
+
+    def assignments_fit(self, per_node: Mapping[str, Sequence[Pod]], nodes: Iterable[str]) -> bool:
+        """Do the fixed assignments ``per_node`` (node name -> pods, in placement order) on
+        ``nodes`` all pass, each pod checked and then assumed on its node, one after another?
+
+        The replay of PG-27 step 3, also used for a nomination (PG-DELAY-1). Fit is node-local,
+        so only the order of the pods on one node matters. The cluster is left unchanged.
+        """
+        mark = self.assumed_mark()
+        try:
+            for node in nodes:
+                pods = per_node.get(node)
+                if not pods:
+                    continue
+                index = self._node_index(node)
+                for pod in pods:
+                    if not self.fits_at(pod, index):
+                        return False
+                    self.assume_at(pod, index)
+            return True
+        finally:
+            self.forget_all_since(mark)
 
     def checkpoint(self) -> Checkpoint:
         """Record every mutable number, to :meth:`rollback` to later. O(nodes × resources)."""

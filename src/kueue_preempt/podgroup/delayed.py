@@ -73,19 +73,17 @@ def nomination_feasible(
     of fewer pods than the gang needs is no placement). A nomination to a node that no longer
     exists is not feasible. O(nominated members + in-flight footprint); the cluster is restored.
     """
-    nominated = [(p, p.nominated_node_name) for p in preemptor.pods if p.nominated_node_name is not None]
-    if len(nominated) < preemptor.min_count:
+    per_node: dict[str, list[Pod]] = {}
+    for pod in preemptor.pods:
+        if pod.nominated_node_name is not None:
+            per_node.setdefault(pod.nominated_node_name, []).append(pod)
+    if sum(len(pods) for pods in per_node.values()) < preemptor.min_count:
+        return False
+    if not all(cluster.has_node(node) for node in per_node):
         return False
     checkpoint = cluster.checkpoint()
     try:
         cluster.remove_all(in_flight)
-        for pod, node in nominated:
-            if node is None or not cluster.has_node(node):
-                return False
-            index = cluster.node_index(node)
-            if not cluster.fits_at(pod, index):
-                return False
-            cluster.assume_at(pod, index)
-        return True
+        return cluster.assignments_fit(per_node, per_node.keys())
     finally:
         cluster.rollback(checkpoint)

@@ -530,21 +530,7 @@ class _Run:
 
     def _replay(self, per_node: dict[str, list[Pod]], nodes: Iterable[str]) -> bool:
         """Do the fixed assignments on ``nodes`` still pass, one after another (PG-27 step 3)?"""
-        cluster = self.cluster
-        mark = cluster.assumed_mark()
-        try:
-            for node in nodes:
-                pods = per_node.get(node)
-                if not pods:
-                    continue
-                index = cluster.node_index(node)
-                for pod in pods:
-                    if not cluster.fits_at(pod, index):
-                        return False
-                    cluster.assume_at(pod, index)
-            return True
-        finally:
-            cluster.forget_all_since(mark)
+        return self.cluster.assignments_fit(per_node, nodes)
 
     def _note(self, verdict: Verdict, rule: str, detail: str, unit: PreemptionUnit | None) -> None:
         if self.trace is not None:
