@@ -226,7 +226,7 @@ def select_podgroup_victims(
     pdb_semantics: PdbSelectorSemantics = PdbSelectorSemantics.API,
     trace: DecisionTrace | None = None,
 ) -> PodGroupPreemptionResult:
-    """Victims that make room for the pending group ``preemptor`` (PG-20..PG-31).
+    """Victims that make room for the pending group ``preemptor`` (PG-20..PG-31, PG-DELAY-1, PG-DELAY-2).
 
     ``mode="kep"`` (default) searches the lowest sufficient priority level first (§9.1);
     ``mode="kube"`` reproduces kube-scheduler (PG-26, PG-30). When a member's nominated node
@@ -240,7 +240,8 @@ def select_podgroup_victims(
     priorities (``search="exponential"``: O(log N), ``search="linear"``: up to k), ``"kube"``
     one; moving between levels applies each level's precomputed footprint, O(pods moved);
     then one check per candidate unit, replaying only the assignments on the nodes that unit
-    occupies.
+    occupies. PG-DELAY-1 costs O(units + nominated members); PG-DELAY-2 first rebuilds the
+    cluster without the in-flight pods, O(nodes + pods).
     """
     mode = _as_mode(mode)
     search = _as_search(search)
