@@ -463,3 +463,17 @@ def test_invalid_flavor_models_raise_typed_errors() -> None:
     with pytest.raises(InvalidModel, match="counts"):
         assign_flavors(_wl(PodSetSpec("p", 1, {CPU: 1})), "cq", Snapshot([_cq({"f": 1})]), [], counts=[1, 2])
     assert dict(PodSetSpec("p", requests={CPU: -5}).requests) == {CPU: 0}  # FAS-1: negative -> 0
+
+
+def test_workload_without_spec_pod_sets_is_refused() -> None:
+    """A workload built for preemption only has no spec: InvalidModel naming the field."""
+    with pytest.raises(InvalidModel, match="spec_pod_sets"):
+        assign_flavors(Workload(name="w"), "cq", Snapshot([_cq({"f": 1})]), [ResourceFlavor("f")])
+
+
+def test_default_oracle_reports_its_targets() -> None:
+    """FA-6: the default oracle also says which workloads its simulation would evict."""
+    cq = _cq({"f": 4000}, preemption=ClusterQueuePreemption(within_cluster_queue="LowerPriority"))
+    snapshot = Snapshot([cq], workloads=[_admitted("low", "cq", "f", 4000, priority=0)])
+    found = TargetsOracle()(_wl(priority=10), "cq", FlavorResource("f", CPU), 2000, snapshot)
+    assert [t.workload.name for t in found.targets] == ["low"]

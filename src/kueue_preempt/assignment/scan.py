@@ -252,7 +252,7 @@ def scan(
         if fungible:
             if not should_try_next_flavor(j.rep, fungibility):
                 best, best_mode = j.assigned, j.rep
-                ctx.note(Verdict.TAKEN, "FAS-10", f"flavor {flavor} for {resource}: stop the scan and take it")
+                ctx.note(Verdict.INFO, "FAS-10", f"flavor {flavor} for {resource}: the scan stops here")
                 break
             if is_preferred(j.rep, best_mode, preference):
                 best, best_mode = j.assigned, j.rep
@@ -261,11 +261,14 @@ def scan(
             if pm > best_mode.preemption_mode or (best is None and pm is not PreemptionMode.NO_FIT):
                 best, best_mode = j.assigned, j.rep
             if pm is PreemptionMode.FIT:
-                ctx.note(Verdict.TAKEN, "FAS-11", f"flavor {flavor} for {resource}: fits, stop the scan")
+                ctx.note(Verdict.INFO, "FAS-11", f"flavor {flavor} for {resource}: fits, the scan stops here")
                 break
     if best is None:
         ctx.note(Verdict.NO_TARGETS, "FAS-10", f"no flavor for {resource}")
         return ScanResult({}, reasons, None, attempts)
+    if ctx.trace is not None:
+        chosen_flavor = next(iter(best.values())).flavor if best else "(none)"
+        ctx.note(Verdict.TAKEN, "FAS-10", f"flavor {chosen_flavor} for {resource}: chosen, mode {best_mode}")
     if fungible:
         idx = -1 if last == len(names) - 1 else last
     else:
