@@ -477,3 +477,20 @@ def test_default_oracle_reports_its_targets() -> None:
     snapshot = Snapshot([cq], workloads=[_admitted("low", "cq", "f", 4000, priority=0)])
     found = TargetsOracle()(_wl(priority=10), "cq", FlavorResource("f", CPU), 2000, snapshot)
     assert [t.workload.name for t in found.targets] == ["low"]
+
+
+def test_pinned_scan_only_takes_the_nominated_flavor() -> None:
+    """FAS-5a case 1: with pins, other flavors are skipped with Kueue's reason and no attempt."""
+    cq = _cq({"a": 4000, "b": 4000}, preemption=ClusterQueuePreemption(within_cluster_queue="LowerPriority"))
+    snapshot = Snapshot([cq], workloads=[_admitted("busy", "cq", "b", 4000)])
+    wl = _wl(PodSetSpec("main", 1, {CPU: 1000}), priority=5)
+    flavors = [ResourceFlavor("a"), ResourceFlavor("b")]
+    free = assign_flavors(wl, "cq", snapshot, flavors)
+    assert free.nomination_mapping() == {"main": {CPU: "a"}}
+    pinned = assign_flavors(
+        wl, "cq", snapshot, flavors, pinned={"main": {CPU: "b"}}, oracle=lambda w, q, fr, v, s: OracleResult("Preempt", 0)
+    )
+    ps = pinned.pod_sets[0]
+    assert ps.flavors[CPU].flavor == "b" and ps.flavors[CPU].mode is FlavorAssignmentMode.PREEMPT
+    assert "skipping flavor a as it is not found in the nomination mapping for resource cpu" in ps.status.reasons
+    assert [at.flavor for at in ps.attempts] == ["b"]

@@ -132,7 +132,7 @@ def assign_flavors(
     oracle: PreemptionOracle | None = None,
     counts: Sequence[int] | None = None,
     progress: Sequence[Mapping[str, int]] | None = None,
-    pinned: Sequence[Mapping[str, str]] | None = None,
+    pinned: Mapping[str, Mapping[str, str]] | None = None,
     now: datetime | None = None,
     trace: DecisionTrace | None = None,
 ) -> FlavorAssignment:

@@ -53,7 +53,7 @@ class ScanContext:
     fair_sharing: bool
     oracle: PreemptionOracle
     progress: Sequence[Mapping[str, int]] | None
-    pinned: Sequence[Mapping[str, str]] | None
+    pinned: Mapping[str, Mapping[str, str]] | None
     trace: DecisionTrace | None
     allowed: frozenset[str] | None = attrs.field(init=False)
     tas_only: bool = attrs.field(init=False)
@@ -158,9 +158,8 @@ def _skip_reason(
     ctx: ScanContext, members: Sequence[PodSetRequest], resource: str, flavor: str
 ) -> tuple[str, bool, str, str | None] | None:
     """FAS-5a: why ``flavor`` is skipped: (reason, records an attempt, rule, error) or None."""
-    if ctx.pinned is not None and not any(
-        m.index < len(ctx.pinned) and ctx.pinned[m.index].get(resource) == flavor for m in members
-    ):
+    pinned = ctx.pinned
+    if pinned is not None and not any(pinned.get(m.spec.name, {}).get(resource) == flavor for m in members):
         return messages.not_in_nomination(flavor, resource), False, "FAS-5a", None
     if ctx.allowed is not None and flavor not in ctx.allowed:
         return messages.not_allowed_by_annotation(flavor), False, "FAS-20", None
