@@ -92,6 +92,7 @@ from .flavors import (
     Taint,
     Toleration,
 )
+from .pod_requests import ContainerResources, effective_pod_requests
 from .assignment import (
     AssignmentDecision,
     AssignmentGates,
@@ -124,6 +125,8 @@ __all__ = [
     "Toleration",
     "assign_flavors",
     "assign_with_targets",
+    "ContainerResources",
+    "effective_pod_requests",
     "BOOST_ANNOTATION",
     "BorrowWithinCohort",
     "ClusterQueue",
