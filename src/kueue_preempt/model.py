@@ -457,9 +457,11 @@ def _evictions(value: Iterable[EvictionStat]) -> tuple[EvictionStat, ...]:
 
 
 def _spec_pod_sets(value: Iterable[PodSetSpec]) -> tuple[PodSetSpec, ...]:
+    out = tuple(value)
+    if not out:
+        return ()  # admitted workloads built for preemption: no import, no checks
     from .flavors import PodSetSpec
 
-    out = tuple(value)
     names = set()
     for ps in out:
         if not isinstance(ps, PodSetSpec):
@@ -470,9 +472,14 @@ def _spec_pod_sets(value: Iterable[PodSetSpec]) -> tuple[PodSetSpec, ...]:
     return out
 
 
+_NO_RECLAIMABLE: FrozenMap[str, int] = FrozenMap()
+
+
 def _reclaimable(value: Mapping[str, int] | Iterable[tuple[str, int]]) -> FrozenMap[str, int]:
     # A list of (name, count) pairs is accepted as status.reclaimablePods is a list: for a
     # repeated name the last entry wins (FAS-1a).
+    if value is _NO_RECLAIMABLE:
+        return value
     items = value.items() if isinstance(value, Mapping) else value
     out: dict[str, int] = {}
     for name, count in items:
@@ -517,7 +524,7 @@ class Workload:
     """``status.schedulingStats.evictions``, read by the reference boost/cost policies."""
     spec_pod_sets: tuple[PodSetSpec, ...] = attrs.field(default=(), converter=_spec_pod_sets)
     """``spec.podSets`` (per-pod requests, selectors, tolerations), read by the flavor assigner."""
-    reclaimable_pods: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_reclaimable)
+    reclaimable_pods: FrozenMap[str, int] = attrs.field(default=_NO_RECLAIMABLE, converter=_reclaimable)
     """``status.reclaimablePods`` by pod-set name (FAS-1a)."""
     usage: FrozenMap[FlavorResource, int] = attrs.field(init=False, eq=False, repr=False)
     used_flavor_resources: frozenset[FlavorResource] = attrs.field(init=False, eq=False, repr=False)
