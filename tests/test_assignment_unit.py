@@ -494,3 +494,57 @@ def test_pinned_scan_only_takes_the_nominated_flavor() -> None:
     assert ps.flavors[CPU].flavor == "b" and ps.flavors[CPU].mode is FlavorAssignmentMode.PREEMPT
     assert "skipping flavor a as it is not found in the nomination mapping for resource cpu" in ps.status.reasons
     assert [at.flavor for at in ps.attempts] == ["b"]
+
+
+def test_flavor_in_two_groups_gets_does_not_provide() -> None:
+    """FAS-23 example (FAS-25 queue): G1 = {memory: [one]}, G2 = {cpu: [two, one]}.
+
+    Memory is scanned first (FNV order, FAS-19) and records `one`; the cpu scan stops at `two`
+    (it fits and whenCanBorrow=MayStopSearch), so `one`, listed by G2 but not examined for cpu,
+    becomes NoFit with Kueue's "does not provide" reason.
+    """
+    cq = ClusterQueue(
+        "cq",
+        resource_groups=[
+            ResourceGroup(["memory"], [FlavorQuotas("one", {"memory": ResourceQuota(10)})]),
+            ResourceGroup([CPU], [FlavorQuotas("two", {CPU: ResourceQuota(4000)}), FlavorQuotas("one", {CPU: ResourceQuota(4000)})]),
+        ],
+    )
+    a = assign_flavors(_wl(PodSetSpec("main", 1, {CPU: 1000, "memory": 5})), "cq", Snapshot([cq]), [ResourceFlavor("one"), ResourceFlavor("two")])
+    ps = a.pod_sets[0]
+    assert {r: f.flavor for r, f in ps.flavors.items()} == {"memory": "one", CPU: "two"}
+    assert a.mode is FlavorAssignmentMode.FIT
+    one, two = ps.attempts
+    assert (one.flavor, one.mode, one.reasons, one.no_fit_reason) == (
+        "one", FlavorAssignmentMode.NO_FIT, ("flavor one does not provide resource cpu",), "NoMatchingFlavor"
+    )
+    assert (two.flavor, two.mode) == ("two", FlavorAssignmentMode.FIT)
+
+
+def test_preemption_over_borrowing_can_read_fit_with_a_preempt_entry() -> None:
+    """FAS-13b(1): memory needs preemption at level 0, cpu fits at level 1; under
+    PreemptionOverBorrowing the representative mode is fit(1), so the scan gives no reasons and
+    the pod set reads Fit although memory's entry is Preempt."""
+    cq = ClusterQueue(
+        "cq",
+        cohort="co",
+        resource_groups=[ResourceGroup([CPU, "memory"], [FlavorQuotas("f", {CPU: ResourceQuota(0), "memory": ResourceQuota(100)})])],
+        flavor_fungibility=FlavorFungibility("TryNextFlavor", "TryNextFlavor", "PreemptionOverBorrowing"),
+    )
+    other = ClusterQueue(
+        "other",
+        cohort="co",
+        resource_groups=[ResourceGroup([CPU, "memory"], [FlavorQuotas("f", {CPU: ResourceQuota(4000), "memory": ResourceQuota(0)})])],
+    )
+    busy = Workload(name="busy", namespace="ns", cluster_queue="cq", pod_sets=[PodSetUsage(flavors={"memory": "f"}, usage={"memory": 100})])
+    a = assign_flavors(
+        _wl(PodSetSpec("main", 1, {CPU: 1000, "memory": 50})),
+        "cq",
+        Snapshot([cq, other], workloads=[busy]),
+        [ResourceFlavor("f")],
+        oracle=lambda w, q, fr, v, s: OracleResult("Preempt", 0),
+    )
+    ps = a.pod_sets[0]
+    assert ps.flavors["memory"].mode is FlavorAssignmentMode.PREEMPT
+    assert ps.flavors[CPU].mode is FlavorAssignmentMode.FIT and ps.flavors[CPU].borrow == 1
+    assert ps.status.reasons == () and a.mode is FlavorAssignmentMode.FIT and a.borrowing == 1
