@@ -18,7 +18,7 @@ import attrs
 from ._frozen import FrozenMap, frozen_map, intern, interned_map
 from ._time import to_optional_time
 from .errors import InvalidModel
-from .quantity import amount_add
+from .quantity import amount_add, amount_input
 
 __all__ = [
     "FlavorResource",
@@ -72,24 +72,32 @@ class FlavorResource:
         return f"{self.flavor}/{self.resource}"
 
 
-def _non_negative() -> _Validator:
-    def check(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
-        if value is not None and value < 0:
-            raise InvalidModel("ResourceQuota", attr.name, f"must be >= 0, got {value}")
+# ResourceQuota does not know its resource (the FlavorResource is the key in ``quotas``), so a
+# quantity string cannot be converted here and is refused (Q-1 input rule, ``amount_input``).
+def _nominal(value: object) -> int:
+    return amount_input(value, None, obj="ResourceQuota", field="nominal", side="quota")
 
-    return check
+
+def _borrowing_limit(value: object) -> int | None:
+    return None if value is None else amount_input(value, None, obj="ResourceQuota", field="borrowing_limit", side="quota")
+
+
+def _lending_limit(value: object) -> int | None:
+    return None if value is None else amount_input(value, None, obj="ResourceQuota", field="lending_limit", side="quota")
 
 
 @attrs.frozen
 class ResourceQuota:
     """Quota of one node for one FlavorResource (DM-3). Amounts are integers (Q-1).
 
-    ``None`` limits mean "no borrowing limit" / "lend everything" (Q-3).
+    ``None`` limits mean "no borrowing limit" / "lend everything" (Q-3). Values are amounts
+    (milli-units for ``cpu``); a quantity string is refused because the resource is not known
+    here — convert it with :func:`~kueue_preempt.quota_amount` first.
     """
 
-    nominal: int = attrs.field(default=0, validator=_non_negative())
-    borrowing_limit: int | None = attrs.field(default=None, validator=_non_negative())
-    lending_limit: int | None = attrs.field(default=None, validator=_non_negative())
+    nominal: int = attrs.field(default=0, converter=_nominal)
+    borrowing_limit: int | None = attrs.field(default=None, converter=_borrowing_limit)
+    lending_limit: int | None = attrs.field(default=None, converter=_lending_limit)
 
 
 class PreemptionPolicy(str, enum.Enum):
@@ -349,8 +357,16 @@ def _shared_str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
     return interned_map(value)
 
 
-def _shared_int_map(value: Mapping[str, int]) -> FrozenMap[str, int]:
-    return interned_map(value)
+def _usage_amounts(value: Mapping[str, int | str]) -> FrozenMap[str, int]:
+    # Q-1 input rule: a string is a quantity of that resource ("500m" cpu = 500), an int an amount.
+    if not isinstance(value, Mapping):
+        raise InvalidModel("PodSetUsage", "usage", f"expected a mapping of resource to quantity, got {type(value).__name__}")
+    out: dict[str, int] = {}
+    for resource, amount in value.items():
+        if not isinstance(resource, str) or not resource:
+            raise InvalidModel("PodSetUsage", "usage", f"resource names must be non-empty strings, got {resource!r}")
+        out[resource] = amount_input(amount, resource, obj="PodSetUsage", field=f"usage[{resource!r}]")
+    return interned_map(out)
 
 
 @attrs.frozen
@@ -364,7 +380,8 @@ class PodSetUsage:
     name: str = "main"
     count: int = 1
     flavors: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_shared_str_map)
-    usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_shared_int_map)
+    usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_usage_amounts)
+    """Amounts per resource; a string value is parsed as a quantity of that resource (Q-1)."""
 
 
 def _cost(value: Decimal | int | str | None) -> Decimal | None:
@@ -480,11 +497,16 @@ class FlavorAssignmentMode(str, enum.Enum):
     NO_FIT = "NoFit"
 
 
-def _requests(value: Mapping[FlavorResource, int]) -> FrozenMap[FlavorResource, int]:
+def _requests(value: Mapping[FlavorResource, int | str]) -> FrozenMap[FlavorResource, int]:
+    if not isinstance(value, Mapping):
+        raise InvalidModel("Assignment", "requests", f"expected a mapping of FlavorResource to quantity, got {type(value).__name__}")
+    out: dict[FlavorResource, int] = {}
     for fr, v in value.items():
-        if not isinstance(fr, FlavorResource) or isinstance(v, bool) or not isinstance(v, int):
-            raise InvalidModel("Assignment", f"requests[{fr}]", "keys must be FlavorResource, values int amounts")
-    return frozen_map({intern(fr): v for fr, v in value.items()})
+        if not isinstance(fr, FlavorResource):
+            raise InvalidModel("Assignment", "requests", f"keys must be FlavorResource, got {type(fr).__name__}")
+        # Q-1 input rule: the key names the resource, so "500m" of cpu is the amount 500.
+        out[intern(fr)] = amount_input(v, fr.resource, obj="Assignment", field=f"requests[{fr}]")
+    return frozen_map(out)
 
 
 def _fr_set(value: Iterable[FlavorResource]) -> frozenset[FlavorResource]:
