@@ -131,7 +131,7 @@ def preempted(reason: str, at: datetime, status: str = "True") -> Condition:
 
 EVICTION_CFG = PreemptionConfig(pods_ready_requeuing_timestamp=RequeuingTimestamp.EVICTION)
 # Unset: only Kueue's unit tests that build the preemptor directly run like this (DM-10);
-# Kueue's configuration default is Eviction (SC-CFG-2), which is also PreemptionConfig()'s.
+# Kueue's configuration default is Eviction (DM-10), which is also PreemptionConfig()'s.
 UNSET_CFG = PreemptionConfig(pods_ready_requeuing_timestamp=None)
 BOOST_ON = PreemptionConfig(priority_boost=True)
 
@@ -145,7 +145,7 @@ def test_pol5a_pods_ready_timeout_with_eviction_timestamp() -> None:
     assert queue_order_timestamp(c, EVICTION_CFG) == ev_at
     assert satisfies_preemption_policy(p, c, NEWER, EVICTION_CFG)
     # Not Eviction (unset or Creation): the creation time applies.
-    assert queue_order_timestamp(c) == ev_at  # SC-CFG-2: Kueue's default is Eviction
+    assert queue_order_timestamp(c) == ev_at  # DM-10: Kueue's default is Eviction
     for cfg in (UNSET_CFG, PreemptionConfig(pods_ready_requeuing_timestamp=RequeuingTimestamp.CREATION)):
         assert queue_order_timestamp(c, cfg) == T0 - timedelta(hours=1)
         assert not satisfies_preemption_policy(p, c, NEWER, cfg)
@@ -163,7 +163,7 @@ def test_pol5a_applies_to_the_preemptor_too() -> None:
     c = wl("c", 3, created=T0 + timedelta(hours=1))
     assert satisfies_preemption_policy(p, c, NEWER, UNSET_CFG)  # creation times: p older
     assert not satisfies_preemption_policy(p, c, NEWER, EVICTION_CFG)  # p's QOT is later
-    assert not satisfies_preemption_policy(p, c, NEWER)  # Kueue's default is Eviction (SC-CFG-2)
+    assert not satisfies_preemption_policy(p, c, NEWER)  # Kueue's default is Eviction (DM-10)
 
 
 def test_pol5b_admission_check_eviction() -> None:

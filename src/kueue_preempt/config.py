@@ -94,7 +94,7 @@ def _bool_gate(inst: object, attr: attrs.Attribute[bool], value: object) -> None
 @attrs.frozen
 class FeatureGates:
     """Kueue's feature gates that change a decision, each with Kueue's default at the reference
-    commit ``ff69552e`` (FG-1, FG-2, FAS-16, SC-CFG-1).
+    commit ``ff69552e`` (FG-1, FG-2: the preemption, scheduling-cycle and flavor-assignment gates).
 
     One bool per gate, named like the gate in snake_case. ``FeatureGates()`` *is* Kueue's default
     set; change gates with :meth:`parse` (``"PriorityBoost=true"``, the ``--feature-gates``
@@ -112,37 +112,37 @@ class FeatureGates:
     priority_sorting_within_cohort: bool = _gate(True)
     """``PrioritySortingWithinCohort`` (Beta): off adds the +1 ms rule of POL-5(c)."""
     topology_aware_scheduling: bool = _gate(True)
-    """``TopologyAwareScheduling`` (Beta): TAS checks (GT-5, FAS-15); a hook in this library."""
+    """``TopologyAwareScheduling`` (Beta): TAS checks (GT-5); a hook in this library."""
     quota_check_strategy: bool = _gate(True)
-    """``QuotaCheckStrategy`` (Beta): strategy ``IgnoreUndeclared`` (FAS-3, FA-3)."""
+    """``QuotaCheckStrategy`` (Beta): strategy ``IgnoreUndeclared`` drops undeclared resources (FA-3)."""
     elastic_jobs_via_workload_slices: bool = _gate(True)
-    """``ElasticJobsViaWorkloadSlices`` (Beta): scale-up slices count delta pods (FA-3, FAS-15)."""
-    # FG-2 / SC-CFG-1: gates of the surrounding scheduler.
+    """``ElasticJobsViaWorkloadSlices`` (Beta): scale-up slices count delta pods (FA-3)."""
+    # FG-2: gates of the surrounding scheduler.
     fair_sharing_prioritize_non_borrowing: bool = _gate(True)
-    """``FairSharingPrioritizeNonBorrowing`` (Beta): nominal-first tournament order (SC-FS-4)."""
+    """``FairSharingPrioritizeNonBorrowing`` (Beta): nominal-first fair-sharing entry order (FG-2)."""
     prioritize_preemptor_workloads: bool = _gate(False)
-    """``PrioritizePreemptorWorkloads`` (Alpha): preemptor-first entry order (POL-10, SC-PE-2)."""
+    """``PrioritizePreemptorWorkloads`` (Alpha): preemptor-first entry order (FG-2, POL-10)."""
     recompute_assignment_upon_preemption_targets_overlap: bool = _gate(True)
-    """``RecomputeAssignmentUponPreemptionTargetsOverlap`` (Beta): SC-PE-3 recomputation."""
+    """``RecomputeAssignmentUponPreemptionTargetsOverlap`` (Beta): recompute on overlapping victims (FG-2)."""
     flavor_fungibility: bool = _gate(True)
-    """``FlavorFungibility`` (Beta): the FAS-10 flavor scan (off: FAS-11)."""
+    """``FlavorFungibility`` (Beta): the flavor scan of flavor assignment (FG-2)."""
     flavor_fungibility_preserve_scan_progress: bool = _gate(True)
-    """``FlavorFungibilityPreserveScanProgress`` (Beta): scan progress survives (SC-FR-3, SC-FR-5)."""
+    """``FlavorFungibilityPreserveScanProgress`` (Beta): flavor-scan progress survives cycles (FG-2)."""
     scheduling_equivalence_hashing: bool = _gate(True)
-    """``SchedulingEquivalenceHashing`` (Beta): shape-hash bulk moves (SC-RQ-8)."""
+    """``SchedulingEquivalenceHashing`` (Beta): shape-hash bulk moves to the inadmissible set (FG-2)."""
     partial_admission: bool = _gate(True)
-    """``PartialAdmission`` (Beta): reduced pod counts during nomination (FAS-14, SC-NOM-2)."""
+    """``PartialAdmission`` (Beta): reduced pod counts during nomination (FG-2)."""
     disable_wait_for_pods_ready: bool = _gate(False)
-    """``DisableWaitForPodsReady`` (Alpha): true turns ``waitForPodsReady`` off (SC-CFG-2)."""
-    # FAS-16: gates read only by the flavor assigner.
+    """``DisableWaitForPodsReady`` (Alpha): true turns ``waitForPodsReady`` off (FG-2)."""
+    # FG-2: gates read only by the flavor assigner.
     reclaimable_pods: bool = _gate(True)
-    """``ReclaimablePods`` (Beta): ``status.reclaimablePods`` reduces counts (FAS-1a)."""
+    """``ReclaimablePods`` (Beta): ``status.reclaimablePods`` reduces pod counts (FG-2)."""
     unadmitted_workloads_observability: bool = _gate(True)
-    """``UnadmittedWorkloadsObservability`` (Beta): granular no-fit reasons (FAS-24, SC-MSG-1)."""
+    """``UnadmittedWorkloadsObservability`` (Beta): granular no-fit reasons; no decision depends on it (FG-2)."""
     vectorized_resource_requests: bool = _gate(True)
-    """``VectorizedResourceRequests`` (Beta): resource order (FAS-19)."""
+    """``VectorizedResourceRequests`` (Beta): the order resources are visited in (FG-2)."""
     concurrent_admission: bool = _gate(False)
-    """``ConcurrentAdmission`` (Alpha): the allowed-flavors annotation (FAS-20)."""
+    """``ConcurrentAdmission`` (Alpha): the allowed-flavors annotation (FG-2)."""
 
     @staticmethod
     def kueue_names() -> dict[str, str]:
@@ -243,9 +243,9 @@ class PreemptionConfig:
     """Everything that changes a preemption decision besides the cluster state (DM-10).
 
     ``PreemptionConfig()`` is Kueue's own default configuration at the reference commit: every
-    gate at Kueue's default (FG-1, FG-2, FAS-16 — ``PriorityBoost`` **off**), no ``fairSharing``
+    gate at Kueue's default (FG-1, FG-2 — ``PriorityBoost`` **off**), no ``fairSharing``
     or ``admissionFairSharing`` block, and ``waitForPodsReady.requeuingStrategy.timestamp =
-    Eviction`` (SC-CFG-2). The library-only features (cost, non-preemptible) are off.
+    Eviction`` (DM-10). The library-only features (cost, non-preemptible) are off.
 
     The gate-backed switches ``priority_boost``, ``priority_sorting_within_cohort`` and
     ``fair_sharing_preempt_within_nominal`` are views of :attr:`feature_gates`: pass either the
@@ -258,8 +258,8 @@ class PreemptionConfig:
     """AFS ordering (ORD-3): the ``admissionFairSharing`` block *and* the gate (FG-4)."""
     pods_ready_requeuing_timestamp: RequeuingTimestamp | None
     """``waitForPodsReady.requeuingStrategy.timestamp`` (POL-5(a)); Kueue defaults it to
-    ``Eviction`` (SC-CFG-2). ``None`` only reproduces unit tests that build the preemptor
-    directly (DM-10)."""
+    ``Eviction`` (DM-10). ``None`` only reproduces unit tests that build the preemptor
+    directly."""
     preemption_cost_enabled: bool
     """Library-only: the COST-2 tie-breaker after effective priority (off = Kueue's order)."""
     non_preemptible_enabled: bool
@@ -325,5 +325,5 @@ class PreemptionConfig:
 
     @classmethod
     def kueue_defaults(cls) -> PreemptionConfig:
-        """Kueue's defaults at the reference commit (FG-1, SC-CFG-2); the same as ``PreemptionConfig()``."""
+        """Kueue's defaults at the reference commit (FG-1, DM-10); the same as ``PreemptionConfig()``."""
         return cls()
