@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 
+from ._checks import model_int, model_iterable, model_str_map
 from ._frozen import FrozenMap, frozen_map, intern, interned_map
 from ._time import to_optional_time
 from .errors import InvalidModel
@@ -153,7 +154,20 @@ class BorrowWithinCohort:
         converter=_bwc_policy,
         validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY),
     )
-    max_priority_threshold: int | None = None
+    max_priority_threshold: int | None = attrs.field(default=None)
+
+    @max_priority_threshold.validator
+    def _check_threshold(self, attribute: attrs.Attribute[int | None], value: int | None) -> None:
+        if value is not None:
+            model_int(value, "BorrowWithinCohort", "max_priority_threshold", minimum=INT32_MIN, maximum=INT32_MAX)
+
+
+def _bwc(value: BorrowWithinCohort | None) -> BorrowWithinCohort | None:
+    if value is not None and not isinstance(value, BorrowWithinCohort):
+        raise InvalidModel(
+            "ClusterQueuePreemption", "borrow_within_cohort", f"expected BorrowWithinCohort or None, got {type(value).__name__}"
+        )
+    return value
 
 
 @attrs.frozen
@@ -174,7 +188,7 @@ class ClusterQueuePreemption:
         converter=_reclaim_policy,
         validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.ANY),
     )
-    borrow_within_cohort: BorrowWithinCohort | None = None
+    borrow_within_cohort: BorrowWithinCohort | None = attrs.field(default=None, converter=_bwc)
 
     def __attrs_post_init__(self) -> None:
         bwc = self.borrow_within_cohort
@@ -190,19 +204,32 @@ class ClusterQueuePreemption:
             )
 
 
-def _weight(value: float | int | str | Decimal) -> float:
+def _weight(value: float | int | str | Decimal, obj: str) -> float:
     if isinstance(value, str):
         from .quantity import parse_quantity
 
-        value = float(parse_quantity(value, where="fairSharing.weight"))
-    weight = float(value)
+        value = float(parse_quantity(value, where=f"{obj}.fair_weight (fairSharing.weight)"))
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        raise InvalidModel(obj, "fair_weight", f"expected a number or quantity string, got {type(value).__name__}")
+    # float() of a huge int overflows; such a weight is absurd input, refused by FS-W-2 anyway.
+    weight = float(value) if not isinstance(value, int) or abs(value) < 2**1000 else float("inf")
     # FS-W-2: weight >= 0 and a positive weight must exceed 1e-9.
     if not weight >= 0 or (0 < weight <= 1e-9) or weight == float("inf"):
-        raise InvalidModel("fairSharing", "weight", f"must be 0 or > 1e-9 and finite, got {value!r}")
+        raise InvalidModel(obj, "fair_weight", f"fairSharing.weight must be 0 or > 1e-9 and finite, got {value!r:.40}")
     return weight
 
 
+def _cq_weight(value: float | int | str | Decimal) -> float:
+    return _weight(value, "ClusterQueue")
+
+
+def _cohort_weight(value: float | int | str | Decimal) -> float:
+    return _weight(value, "Cohort")
+
+
 def _quotas(value: Mapping[FlavorResource, ResourceQuota]) -> FrozenMap[FlavorResource, ResourceQuota]:
+    if not isinstance(value, Mapping):
+        raise InvalidModel("quotas", "quotas", f"expected a mapping of FlavorResource to ResourceQuota, got {type(value).__name__}")
     for fr, q in value.items():
         if not isinstance(fr, FlavorResource) or not isinstance(q, ResourceQuota):
             raise InvalidModel("quotas", str(fr), "keys must be FlavorResource and values ResourceQuota")
@@ -217,7 +244,7 @@ class ClusterQueue:
     cohort: str | None = None
     quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_quotas)
     preemption: ClusterQueuePreemption = attrs.field(factory=ClusterQueuePreemption)
-    fair_weight: float = attrs.field(default=1.0, converter=_weight)
+    fair_weight: float = attrs.field(default=1.0, converter=_cq_weight)
     admission_scope_usage_based: bool = False
 
     def __attrs_post_init__(self) -> None:
@@ -243,7 +270,7 @@ class Cohort:
     name: str
     parent: str | None = None
     quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_quotas)
-    fair_weight: float = attrs.field(default=1.0, converter=_weight)
+    fair_weight: float = attrs.field(default=1.0, converter=_cohort_weight)
 
     def __attrs_post_init__(self) -> None:
         if not self.name:
@@ -256,6 +283,10 @@ class Cohort:
                     )
 
 
+def _condition_time(value: datetime | str | None) -> datetime | None:
+    return to_optional_time(value, obj="Condition", field="last_transition_time")
+
+
 @attrs.frozen
 class Condition:
     """A workload status condition; only read for the queue-order timestamp (POL-5)."""
@@ -263,7 +294,7 @@ class Condition:
     type: str
     status: str = "True"
     reason: str = ""
-    last_transition_time: datetime | None = attrs.field(default=None, converter=to_optional_time)
+    last_transition_time: datetime | None = attrs.field(default=None, converter=_condition_time)
 
     @property
     def is_true(self) -> bool:
@@ -272,8 +303,10 @@ class Condition:
 
 def _int32(obj: str) -> _Validator:
     def check(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
-        if value is not None and (isinstance(value, bool) or not INT32_MIN <= value <= INT32_MAX):
-            raise InvalidModel(obj, attr.name, f"{value!r} is not an int32")
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or not INT32_MIN <= value <= INT32_MAX
+        ):
+            raise InvalidModel(obj, attr.name, f"{value!r:.40} is not an int32")
 
     return check
 
@@ -288,8 +321,8 @@ class EvictionStat:
 
     @count.validator
     def _check_count(self, attribute: attrs.Attribute[int], value: int) -> None:
-        if isinstance(value, bool) or value < 0:
-            raise InvalidModel(f"EvictionStat {self.reason!r}", "count", f"must be a non-negative int, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InvalidModel(f"EvictionStat {self.reason!r}", "count", f"must be a non-negative int, got {value!r:.40}")
 
 
 class ClassPreemptionPolicy(str, enum.Enum):
@@ -349,12 +382,16 @@ def _class_ref(value: PriorityClassRef | str | None) -> PriorityClassRef | None:
     raise InvalidModel("Workload", "priority_class", f"{value!r} is not a PriorityClassRef or class name")
 
 
-def _str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
-    return frozen_map(value)
+def _annotations(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(model_str_map(value, "Workload", "annotations"))
 
 
-def _shared_str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
-    return interned_map(value)
+def _labels(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(model_str_map(value, "Workload", "labels"))
+
+
+def _flavors(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return interned_map(model_str_map(value, "PodSetUsage", "flavors"))
 
 
 def _usage_amounts(value: Mapping[str, int | str]) -> FrozenMap[str, int]:
@@ -378,10 +415,14 @@ class PodSetUsage:
     """
 
     name: str = "main"
-    count: int = 1
-    flavors: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_shared_str_map)
+    count: int = attrs.field(default=1)
+    flavors: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_flavors)
     usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_usage_amounts)
     """Amounts per resource; a string value is parsed as a quantity of that resource (Q-1)."""
+
+    @count.validator
+    def _check_count(self, attribute: attrs.Attribute[int], value: int) -> None:
+        model_int(value, f"PodSetUsage {self.name!r}", "count", minimum=0)
 
 
 def _cost(value: Decimal | int | str | None) -> Decimal | None:
@@ -404,15 +445,23 @@ def _cost(value: Decimal | int | str | None) -> Decimal | None:
 
 
 def _pod_sets(value: Iterable[PodSetUsage]) -> tuple[PodSetUsage, ...]:
-    return intern(tuple(value))
+    return intern(model_iterable(value, PodSetUsage, "Workload", "pod_sets"))
 
 
 def _conditions(value: Iterable[Condition]) -> tuple[Condition, ...]:
-    return tuple(value)
+    return model_iterable(value, Condition, "Workload", "conditions")
 
 
 def _evictions(value: Iterable[EvictionStat]) -> tuple[EvictionStat, ...]:
-    return tuple(value)
+    return model_iterable(value, EvictionStat, "Workload", "evictions")
+
+
+def _creation_time(value: datetime | str | None) -> datetime | None:
+    return to_optional_time(value, obj="Workload", field="creation_time")
+
+
+def _quota_reserved_at(value: datetime | str | None) -> datetime | None:
+    return to_optional_time(value, obj="Workload", field="quota_reserved_at")
 
 
 @attrs.frozen
@@ -433,10 +482,10 @@ class Workload:
     cluster_queue: str = ""
     local_queue: str = ""
     priority: int | None = attrs.field(default=None, validator=_int32("Workload"))
-    annotations: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
-    labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
-    creation_time: datetime | None = attrs.field(default=None, converter=to_optional_time)
-    quota_reserved_at: datetime | None = attrs.field(default=None, converter=to_optional_time)
+    annotations: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_annotations)
+    labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_labels)
+    creation_time: datetime | None = attrs.field(default=None, converter=_creation_time)
+    quota_reserved_at: datetime | None = attrs.field(default=None, converter=_quota_reserved_at)
     evicted: bool = False
     conditions: tuple[Condition, ...] = attrs.field(default=(), converter=_conditions)
     pod_sets: tuple[PodSetUsage, ...] = attrs.field(default=(), converter=_pod_sets)
@@ -510,11 +559,7 @@ def _requests(value: Mapping[FlavorResource, int | str]) -> FrozenMap[FlavorReso
 
 
 def _fr_set(value: Iterable[FlavorResource]) -> frozenset[FlavorResource]:
-    out = frozenset(intern(fr) for fr in value)
-    for fr in out:
-        if not isinstance(fr, FlavorResource):
-            raise InvalidModel("Assignment", "preempt", f"{fr!r} is not a FlavorResource")
-    return out
+    return frozenset(intern(fr) for fr in model_iterable(value, FlavorResource, "Assignment", "preempt"))
 
 
 @attrs.frozen
