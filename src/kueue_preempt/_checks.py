@@ -10,12 +10,12 @@ is the function).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from .errors import InvalidArgument, InvalidModel
 
-__all__ = ["arg", "optional_arg", "arg_iterable", "arg_mapping", "model_iterable", "model_str_map", "model_int"]
+__all__ = ["arg", "optional_arg", "arg_iterable", "iter_args", "arg_mapping", "model_iterable", "model_str_map", "model_int"]
 
 T = TypeVar("T")
 
@@ -52,6 +52,16 @@ def arg_iterable(value: Any, types: type[T], function: str, param: str) -> list[
         if not isinstance(item, types):
             raise InvalidArgument(function, f"{param}[{i}]", f"expected {types.__name__}, got {type(item).__name__}")
     return items
+
+
+def iter_args(value: Any, types: type[T], function: str, param: str) -> Iterator[T]:
+    """Like :func:`arg_iterable`, but lazily: a size-bounded consumer can stop early on huge input."""
+    if not _iterable(value):
+        raise InvalidArgument(function, param, f"expected an iterable of {types.__name__}, got {type(value).__name__}")
+    for i, item in enumerate(value):
+        if not isinstance(item, types):
+            raise InvalidArgument(function, f"{param}[{i}]", f"expected {types.__name__}, got {type(item).__name__}")
+        yield item
 
 
 def arg_mapping(value: Any, function: str, param: str) -> Mapping[Any, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Iterable
 
+from ._checks import arg, optional_arg
 from .config import NonPreemptibleMode, PreemptionConfig
 from .errors import UnknownClusterQueue
 from .messages import preemption_message
@@ -21,7 +22,28 @@ from .priority import effective_priority
 from .quota import QuotaNode, Snapshot
 from .trace import DecisionTrace, Verdict
 
-__all__ = ["DecisionContext", "Candidate", "workloads_in_order"]
+__all__ = ["DecisionContext", "Candidate", "workloads_in_order", "check_decision_args"]
+
+
+def check_decision_args(
+    function: str,
+    preemptor: object,
+    cluster_queue: object,
+    assignment: object,
+    snapshot: object,
+    config: object,
+    now: object,
+    trace: object,
+) -> None:
+    """The argument types of ``get_targets``/``classic_targets``/``fair_targets``, each checked
+    and named, before any algorithm reads an attribute of them."""
+    arg(preemptor, Workload, function, "preemptor")
+    arg(cluster_queue, str, function, "cluster_queue")
+    arg(assignment, Assignment, function, "assignment")
+    arg(snapshot, Snapshot, function, "snapshot")
+    arg(config, PreemptionConfig, function, "config")
+    optional_arg(now, datetime, function, "now")
+    optional_arg(trace, DecisionTrace, function, "trace")
 
 
 class Candidate:

@@ -38,16 +38,26 @@ _VALID_STRATEGY_LISTS = {
 
 
 def _strategies(value: Iterable[FairSharingStrategy | str]) -> tuple[FairSharingStrategy, ...]:
-    try:
-        out = tuple(FairSharingStrategy(v) for v in value)
-    except ValueError as exc:
-        raise ConfigurationError(f"fairSharing.preemptionStrategies: {exc}") from None
+    field = "FairSharingConfig.preemption_strategies (fairSharing.preemptionStrategies)"
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise ConfigurationError(f"{field}: expected a list of strategy names, got {type(value).__name__}")
+    items = list(value)
+    out_list: list[FairSharingStrategy] = []
+    for v in items:
+        # Checked before the Enum lookup: an unhashable item would make it raise TypeError.
+        if not isinstance(v, str):
+            raise ConfigurationError(f"{field}: {v!r:.40} is not a strategy name")
+        try:
+            out_list.append(FairSharingStrategy(v))
+        except ValueError as exc:
+            raise ConfigurationError(f"{field}: {exc}") from None
+    out = tuple(out_list)
     if not out:
         return _DEFAULT_STRATEGIES  # FS-CFG-1: empty list means Kueue's default list
     if out not in _VALID_STRATEGY_LISTS:
         names = [s.value for s in out]
         raise ConfigurationError(
-            f"fairSharing.preemptionStrategies: {names} is not one of [LessThanOrEqualToFinalShare], "
+            f"{field}: {names} is not one of [LessThanOrEqualToFinalShare], "
             "[LessThanInitialShare], [LessThanOrEqualToFinalShare, LessThanInitialShare] (FS-CFG-1)"
         )
     return out

@@ -14,6 +14,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Callable, Iterable, Sequence, TypeVar
 
+from ._checks import arg, arg_iterable
 from ._time import micros
 from .config import PreemptionConfig
 from .model import Workload
@@ -36,6 +37,12 @@ def reservation_time(workload: Workload, now: datetime) -> datetime:
     return workload.quota_reserved_at if workload.quota_reserved_at is not None else now
 
 
+def _check(function: str, preemptor_cluster_queue: object, now: object, config: object) -> None:
+    arg(preemptor_cluster_queue, str, function, "preemptor_cluster_queue")
+    arg(now, datetime, function, "now")
+    arg(config, PreemptionConfig, function, "config")
+
+
 def candidate_sort_key(
     workload: Workload,
     preemptor_cluster_queue: str,
@@ -46,6 +53,8 @@ def candidate_sort_key(
 
     ``(not evicted, same CQ, EP, cost or 0, -reservation time, uid)``.
     """
+    _check("candidate_sort_key", preemptor_cluster_queue, now, config)
+    arg(workload, Workload, "candidate_sort_key", "workload")
     return (
         0 if workload.evicted else 1,  # ORD-1
         1 if workload.cluster_queue == preemptor_cluster_queue else 0,  # ORD-2
@@ -88,6 +97,9 @@ def candidates_ordering(
     AFS (ORD-3) applies when ``config.admission_fair_sharing`` is set; it sits between
     ORD-2 and ORD-4, so it is checked after the first two key elements.
     """
+    _check("candidates_ordering", preemptor_cluster_queue, now, config)
+    arg(a, Workload, "candidates_ordering", "a")
+    arg(b, Workload, "candidates_ordering", "b")
     ka = candidate_sort_key(a, preemptor_cluster_queue, now, config)
     kb = candidate_sort_key(b, preemptor_cluster_queue, now, config)
     head = _cmp_keys(ka[:2], kb[:2])
@@ -107,7 +119,8 @@ def sort_candidates(
     config: PreemptionConfig = PreemptionConfig(),
 ) -> list[Workload]:
     """Stable sort by CandidatesOrdering (ORD-7): ties keep their input order. O(n log n)."""
-    items = list(candidates)
+    _check("sort_candidates", preemptor_cluster_queue, now, config)
+    items = arg_iterable(candidates, Workload, "sort_candidates", "candidates")
     keys = {id(w): candidate_sort_key(w, preemptor_cluster_queue, now, config) for w in items}
     return sort_by_ordering(items, lambda w: keys[id(w)], lambda w: w, config.admission_fair_sharing)
 

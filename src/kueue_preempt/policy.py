@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import AbstractSet
 
+from ._checks import arg
 from ._time import ZERO_TIME
 from .config import PreemptionConfig, RequeuingTimestamp
 from .model import ClusterQueue, FlavorResource, PreemptionPolicy, Workload
@@ -30,6 +31,8 @@ _ONE_MS = timedelta(milliseconds=1)
 
 def queue_order_timestamp(workload: Workload, config: PreemptionConfig = PreemptionConfig()) -> datetime:
     """The timestamp Kueue orders pending workloads by (POL-5), first matching rule."""
+    arg(workload, Workload, "queue_order_timestamp", "workload")
+    arg(config, PreemptionConfig, "queue_order_timestamp", "config")
     evicted = workload.condition("Evicted")
     if evicted is not None and evicted.is_true and evicted.last_transition_time is not None:
         if (
@@ -76,8 +79,12 @@ def satisfies_preemption_policy(
 ) -> bool:
     """May ``preemptor`` preempt ``candidate`` under ``policy``? (POL-1..POL-4).
 
-    Unknown policy strings and ``""`` are ``Never`` (POL-4): this predicate never raises.
+    Unknown policy strings and ``""`` are ``Never`` (POL-4): this predicate never raises on
+    the policy; wrong argument types are :class:`~kueue_preempt.errors.InvalidArgument`.
     """
+    arg(preemptor, Workload, "satisfies_preemption_policy", "preemptor")
+    arg(candidate, Workload, "satisfies_preemption_policy", "candidate")
+    arg(config, PreemptionConfig, "satisfies_preemption_policy", "config")
     try:
         pol = PreemptionPolicy(policy)
     except ValueError:

@@ -47,6 +47,8 @@ _MAX_LEN = 128
 # bound are rejected as absurd input (no real quota, request or cost comes near it).
 _MAX_EXPONENT = 1000
 _CPU_QUOTA_BOUND = Fraction(UNLIMITED // 1000)
+# Errors name the place the caller gave (``where``), else the parameter itself.
+_ARGUMENT = "argument 'value'"
 
 
 
@@ -58,6 +60,7 @@ def parse_quantity(value: str, *, where: str = "") -> Fraction:
     Exponents beyond ±1000 are rejected as absurd input. Rejects everything else (``"1_000"``, ``"NaN"``, ``"K"``, ``" 1"``, ``""``) with
     :class:`~kueue_preempt.errors.InvalidQuantity` naming the string (and ``where``, if given).
     """
+    where = where or _ARGUMENT
     if not isinstance(value, str):
         raise InvalidQuantity(value, "not a string", where=where)
     if len(value) > _MAX_LEN:
@@ -113,6 +116,7 @@ def request_amount(value: str | int | Fraction, resource: str, *, where: str = "
 
 
 def _as_fraction(value: str | int | Fraction, where: str) -> Fraction:
+    where = where or _ARGUMENT
     if isinstance(value, bool):
         raise InvalidQuantity(value, "booleans are not quantities", where=where)
     if isinstance(value, (int, Fraction)):
