@@ -143,10 +143,8 @@ VALID: dict[str, Callable[[], dict[str, Any]]] = {
         "strategy": FairSharingStrategy.LESS_THAN_INITIAL_SHARE, "preemptor_new": DRS, "target_old": DRS, "target_new": DRS
     },
     "target_share_after_removal": lambda: {
-        "snapshot": (s := _snapshot()), "preemptor_queue": s.cluster_queue("a"), "workload": s.workloads_of("b")[0]
-    }
-    if hasattr(Snapshot, "workloads_of")
-    else {"snapshot": (s2 := _snapshot()), "preemptor_queue": s2.cluster_queue("a"), "workload": _workload("v", "b")},
+        "snapshot": (s := _snapshot()), "preemptor_queue": s.cluster_queue("a"), "workload": _workload("v", "b")
+    },
     "effective_priority": lambda: {"workload": _workload()},
     "get_targets": lambda: {
         "preemptor": PREEMPTOR, "cluster_queue": "a", "assignment": ASSIGNMENT, "snapshot": _snapshot(), "now": NOW

@@ -75,15 +75,15 @@ class FlavorResource:
 
 # ResourceQuota does not know its resource (the FlavorResource is the key in ``quotas``), so a
 # quantity string cannot be converted here and is refused (Q-1 input rule, ``amount_input``).
-def _nominal(value: object) -> int:
+def _nominal(value: int) -> int:
     return amount_input(value, None, obj="ResourceQuota", field="nominal", side="quota")
 
 
-def _borrowing_limit(value: object) -> int | None:
+def _borrowing_limit(value: int | None) -> int | None:
     return None if value is None else amount_input(value, None, obj="ResourceQuota", field="borrowing_limit", side="quota")
 
 
-def _lending_limit(value: object) -> int | None:
+def _lending_limit(value: int | None) -> int | None:
     return None if value is None else amount_input(value, None, obj="ResourceQuota", field="lending_limit", side="quota")
 
 
