@@ -142,3 +142,23 @@ def test_gate_mapping_round_trips(gates: dict[str, bool]) -> None:
     assert parsed == FeatureGates.from_mapping(gates)
     assert parsed.as_kueue_mapping() == {**KUEUE_GATE_DEFAULTS, **gates}
     assert PreemptionConfig(feature_gates=parsed).priority_boost is gates.get("PriorityBoost", False)
+
+
+def test_dm10_configuration_blocks_have_kueues_defaults() -> None:
+    """DM-10: waitForPodsReady is always defaulted (timeout 30 min, Eviction, backoff 60 s..1 h,
+    no limit); admissionFairSharing samples every 5 min and weighs unlisted resources 1."""
+    from kueue_preempt import AdmissionFairSharing, WaitForPodsReady
+
+    w = WaitForPodsReady()
+    assert (w.timeout_seconds, w.effective_recovery_timeout_seconds, w.block_admission) == (1800, 1800, False)
+    assert w.requeuing_timestamp is RequeuingTimestamp.EVICTION == PreemptionConfig().pods_ready_requeuing_timestamp
+    assert (w.backoff_base_seconds, w.backoff_max_seconds, w.backoff_limit_count) == (60, 3600, None)
+    assert WaitForPodsReady(timeout_seconds=60, recovery_timeout_seconds=5).effective_recovery_timeout_seconds == 5
+    afs = AdmissionFairSharing(resource_weights={"cpu": 2})
+    assert (afs.usage_sampling_interval_seconds, afs.weight("cpu"), afs.weight("memory")) == (300, 2.0, 1.0)
+    with pytest.raises(ConfigurationError, match="timeout_seconds"):
+        WaitForPodsReady(timeout_seconds=-1)
+    with pytest.raises(ConfigurationError, match="resource_weights"):
+        AdmissionFairSharing(resource_weights={"cpu": float("nan")})
+    with pytest.raises(ConfigurationError, match="requeuing_timestamp"):
+        WaitForPodsReady(requeuing_timestamp=None)  # type: ignore[arg-type]

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from .classic import classic_targets
 from .config import (
+    AdmissionFairSharing,
     FairSharingConfig,
     FairSharingStrategy,
     FeatureGates,
     NonPreemptibleMode,
     PreemptionConfig,
     RequeuingTimestamp,
+    WaitForPodsReady,
 )
 from .drs import DominantResourceShare, compare_drs, dominant_resource_share, is_borrowing, is_borrowing_on
 from .errors import (
@@ -87,6 +89,7 @@ from .quota import QuotaNode, Snapshot
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdmissionFairSharing",
     "Assignment",
     "BOOST_ANNOTATION",
     "BorrowWithinCohort",
@@ -134,6 +137,7 @@ __all__ = [
     "UnknownReference",
     "UnsupportedConfiguration",
     "Verdict",
+    "WaitForPodsReady",
     "Workload",
     "WorkloadPriorityClass",
     "candidate_sort_key",

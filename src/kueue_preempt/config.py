@@ -7,6 +7,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
+from ._frozen import FrozenMap, frozen_map
 from .errors import ConfigurationError
 
 __all__ = [
@@ -16,6 +17,8 @@ __all__ = [
     "NonPreemptibleMode",
     "FeatureGates",
     "PreemptionConfig",
+    "WaitForPodsReady",
+    "AdmissionFairSharing",
 ]
 
 
@@ -337,3 +340,90 @@ class PreemptionConfig:
     def kueue_defaults(cls) -> PreemptionConfig:
         """Kueue's defaults at the reference commit (FG-1, DM-10); the same as ``PreemptionConfig()``."""
         return cls()
+
+
+def _seconds(name: str, *, optional: bool = False) -> Any:
+    def check(inst: object, attr: attrs.Attribute[Any], value: object) -> None:
+        if optional and value is None:
+            return
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigurationError(f"{name}.{attr.name}: expected a non-negative int, got {value!r:.40}")
+
+    return check
+
+
+def _requeuing_set(value: RequeuingTimestamp | str) -> RequeuingTimestamp:
+    # In the configuration the timestamp is always set (Eviction by default); "unset" exists
+    # only in Kueue's unit tests that bypass the configuration (DM-10).
+    out = _requeuing(value)
+    if out is None:
+        raise ConfigurationError("waitForPodsReady.requeuing_timestamp: expected Eviction or Creation, got None")
+    return out
+
+
+@attrs.frozen
+class WaitForPodsReady:
+    """Kueue's ``waitForPodsReady`` configuration block with its v1beta2 defaults (DM-10).
+
+    Kueue always defaults this block (it is on unless gate ``DisableWaitForPodsReady`` is set,
+    FG-2); :attr:`requeuing_timestamp` is what preemption reads, as
+    ``PreemptionConfig.pods_ready_requeuing_timestamp`` (POL-5(a)). The timing fields are for
+    the scheduling-cycle modules (timeouts and requeue backoff); times are whole seconds.
+    """
+
+    timeout_seconds: int = attrs.field(default=1800, validator=_seconds("waitForPodsReady"))
+    recovery_timeout_seconds: int | None = attrs.field(default=None, validator=_seconds("waitForPodsReady", optional=True))
+    """``None`` means "same as ``timeout_seconds``", Kueue's default."""
+    block_admission: bool = attrs.field(default=False)
+    requeuing_timestamp: RequeuingTimestamp = attrs.field(default=RequeuingTimestamp.EVICTION, converter=_requeuing_set)
+    backoff_base_seconds: int = attrs.field(default=60, validator=_seconds("waitForPodsReady"))
+    backoff_max_seconds: int = attrs.field(default=3600, validator=_seconds("waitForPodsReady"))
+    backoff_limit_count: int | None = attrs.field(default=None, validator=_seconds("waitForPodsReady", optional=True))
+    """``None``: requeue without limit (Kueue's default)."""
+
+    @block_admission.validator
+    def _check_block(self, attribute: attrs.Attribute[bool], value: object) -> None:
+        if not isinstance(value, bool):
+            raise ConfigurationError(f"waitForPodsReady.block_admission: expected a bool, got {value!r:.40}")
+
+    @property
+    def effective_recovery_timeout_seconds(self) -> int:
+        """``recovery_timeout_seconds``, defaulting to ``timeout_seconds`` as in Kueue."""
+        return self.timeout_seconds if self.recovery_timeout_seconds is None else self.recovery_timeout_seconds
+
+
+def _weights(value: Mapping[str, float | int]) -> FrozenMap[str, float]:
+    if not isinstance(value, Mapping):
+        raise ConfigurationError(f"admissionFairSharing.resource_weights: expected a mapping, got {type(value).__name__}")
+    out: dict[str, float] = {}
+    for resource, weight in value.items():
+        if (
+            not isinstance(resource, str)
+            or isinstance(weight, bool)
+            or not isinstance(weight, (int, float))
+            or not weight >= 0
+            or weight == float("inf")
+        ):
+            raise ConfigurationError(
+                f"admissionFairSharing.resource_weights[{resource!r}]: expected a finite weight >= 0, got {weight!r:.40}"
+            )
+        out[resource] = float(weight)
+    return frozen_map(out)
+
+
+@attrs.frozen
+class AdmissionFairSharing:
+    """Kueue's ``admissionFairSharing`` configuration block with its defaults (FG-4, ORD-3).
+
+    Its presence (with gate ``AdmissionFairSharing``, on by default) enables LocalQueue-usage
+    ordering; absent is Kueue's default. ``resource_weights`` missing a resource weigh 1.
+    """
+
+    usage_sampling_interval_seconds: int = attrs.field(default=300, validator=_seconds("admissionFairSharing"))
+    usage_half_life_time_seconds: int = attrs.field(default=0, validator=_seconds("admissionFairSharing"))
+    """0 means usage is reset to zero at every sample (Kueue has no default)."""
+    resource_weights: FrozenMap[str, float] = attrs.field(factory=FrozenMap, converter=_weights)
+
+    def weight(self, resource: str) -> float:
+        """The weight of ``resource``, 1 when not listed."""
+        return self.resource_weights.get(resource, 1.0)
