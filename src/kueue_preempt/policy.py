@@ -18,6 +18,7 @@ from .priority import effective_priority
 
 __all__ = [
     "queue_order_timestamp",
+    "order_timestamp",
     "policy_allows",
     "satisfies_preemption_policy",
     "uses_flavor_resources",
@@ -33,6 +34,11 @@ def queue_order_timestamp(workload: Workload, config: PreemptionConfig = Preempt
     """The timestamp Kueue orders pending workloads by (POL-5), first matching rule."""
     arg(workload, Workload, "queue_order_timestamp", "workload")
     arg(config, PreemptionConfig, "queue_order_timestamp", "config")
+    return order_timestamp(workload, config)
+
+
+def order_timestamp(workload: Workload, config: PreemptionConfig) -> datetime:
+    """:func:`queue_order_timestamp` without the argument checks, for the algorithms' inner loop."""
     evicted = workload.condition("Evicted")
     if evicted is not None and evicted.is_true and evicted.last_transition_time is not None:
         if (
@@ -95,8 +101,8 @@ def satisfies_preemption_policy(
         pol,
         effective_priority(preemptor, boost_enabled=config.priority_boost),
         effective_priority(candidate, boost_enabled=config.priority_boost),
-        queue_order_timestamp(preemptor, config),
-        queue_order_timestamp(candidate, config),
+        order_timestamp(preemptor, config),
+        order_timestamp(candidate, config),
     )
 
 

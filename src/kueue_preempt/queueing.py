@@ -14,7 +14,7 @@ from ._checks import arg, arg_iterable
 from ._time import micros
 from .config import PreemptionConfig
 from .model import Workload
-from .policy import queue_order_timestamp
+from .policy import order_timestamp
 from .priority import effective_priority
 
 __all__ = ["scheduling_order_key", "sort_pending"]
@@ -26,7 +26,7 @@ def scheduling_order_key(workload: Workload, config: PreemptionConfig = Preempti
     arg(config, PreemptionConfig, "scheduling_order_key", "config")
     return (
         -effective_priority(workload, boost_enabled=config.priority_boost),
-        micros(queue_order_timestamp(workload, config)),
+        micros(order_timestamp(workload, config)),
         workload.key,
     )
 
