@@ -303,3 +303,23 @@ def test_priority_functions_refuse_non_workloads() -> None:
         effective_priority({"name": "w"}, BOOST_ON)  # type: ignore[arg-type]
     with pytest.raises(KueuePreemptError, match="'value'"):
         parse_boost(5)  # type: ignore[arg-type]
+
+
+def test_ep5_warning_registry_does_not_deadlock_when_a_workload_dies_under_its_lock() -> None:
+    """EP-5 must never block a decision: a warned workload can be garbage-collected (its weakref
+    callback runs) while the same thread holds the registry lock, e.g. when a collection is
+    triggered inside the registration. The callback must not deadlock on that lock."""
+    import threading
+
+    from kueue_preempt import priority as pr
+
+    def body() -> None:
+        w = wl(priority=1, boost="not-a-number", name="dies", namespace="gc")
+        effective_priority(w, BOOST_ON)  # registers w for "warned once"
+        with pr._warned_lock:
+            del w  # last reference: the callback runs right here, under the lock
+
+    t = threading.Thread(target=body, daemon=True)
+    t.start()
+    t.join(timeout=10)
+    assert not t.is_alive(), "the EP-5 warning registry deadlocked"

@@ -105,7 +105,9 @@ def boost_enabled_in(
 # id(workload) -> weak reference, for the workloads whose invalid boost was already reported.
 # Keyed by identity, not equality: two loads of the same dump are two loads and each warns once.
 _warned: dict[int, weakref.ref[Workload]] = {}
-_warned_lock = threading.Lock()
+# Re-entrant: the weakref callback below can run (garbage collection) while this thread
+# already holds the lock inside _warn_invalid_once; a plain Lock would deadlock there.
+_warned_lock = threading.RLock()
 
 
 def _warn_invalid_once(workload: Workload, raw: str) -> None:
