@@ -1,4 +1,4 @@
-"""The amount input rule of the public constructors (Q-1; issue 16 item 3, decision (u)).
+"""The amount input rule of the public constructors (Q-1; issue 16 item 3, decision (w)).
 
 A string is a Kubernetes quantity parsed exactly for the resource it belongs to, as the manifest
 reader does; a number is already an amount; where the resource is unknown a string is refused;

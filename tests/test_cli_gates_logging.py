@@ -1,5 +1,5 @@
 """CLI: Kueue's defaults, ``--feature-gates``, the ignored-boost note, ``-v/-q`` logging and the
-``--config`` precedence wording (issue 16 items 2 and 5; decisions (s), (v)).
+``--config`` precedence wording (issue 16 items 2 and 5; decisions (u), (x)).
 
 Run in-process through :func:`kueue_preempt.cli.main` so the worktree's code is what is tested;
 ``python -m kueue_preempt`` is checked in a subprocess.

@@ -1,5 +1,5 @@
 """Kueue's defaults everywhere: ``FeatureGates`` and ``PreemptionConfig`` (FG-1, FG-2, FG-5, DM-10;
-issue 16 item 2, decision (s))."""
+issue 16 item 2, decision (u))."""
 
 from __future__ import annotations
 

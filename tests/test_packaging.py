@@ -1,4 +1,4 @@
-"""Packaging facts that must stay true (issue 16 item 1, decision (r))."""
+"""Packaging facts that must stay true (issue 16 item 1, decision (t))."""
 
 from __future__ import annotations
 
@@ -66,6 +66,6 @@ def test_docs_extra_and_module_entry_point() -> None:
 
 
 def test_no_placeholder_project_urls() -> None:
-    """Decision (r): no URLs until a public home exists; any URL added must be absolute."""
+    """Decision (t): no URLs until a public home exists; any URL added must be absolute."""
     for url in _pyproject()["project"].get("urls", {}).values():
         assert url.startswith("https://") and "example" not in url and "xx" not in url
