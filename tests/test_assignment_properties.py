@@ -7,6 +7,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kueue_preempt.assignment import GranularMode, PreemptionMode, is_preferred
+from kueue_preempt.flavors import FlavorPreference
 from kueue_preempt import (
     ClusterQueue,
     ClusterQueuePreemption,
@@ -140,3 +142,20 @@ def test_result_is_deterministic_and_order_independent(cluster: Any, data: st.Da
         list(reversed(flavors)),
     )
     assert first == again == shuffled
+
+
+
+_granular = st.builds(GranularMode, st.sampled_from(list(PreemptionMode)), st.integers(0, 3))
+_preference = st.sampled_from([None, *FlavorPreference])
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=_granular, b=_granular, c=_granular, preference=_preference)
+def test_is_preferred_is_a_strict_order(a: GranularMode, b: GranularMode, c: GranularMode, preference: FlavorPreference | None) -> None:
+    """FAS-9 is irreflexive, asymmetric and transitive, so "the best flavor" is well defined."""
+    assert not is_preferred(a, a, preference)
+    assert not (is_preferred(a, b, preference) and is_preferred(b, a, preference))
+    if is_preferred(a, b, preference) and is_preferred(b, c, preference):
+        assert is_preferred(a, c, preference)
+    if b.preemption_mode is PreemptionMode.NO_FIT and a.preemption_mode is not PreemptionMode.NO_FIT:
+        assert is_preferred(a, b, preference)  # anything beats noFit

@@ -463,3 +463,88 @@ def test_invalid_flavor_models_raise_typed_errors() -> None:
     with pytest.raises(InvalidModel, match="counts"):
         assign_flavors(_wl(PodSetSpec("p", 1, {CPU: 1})), "cq", Snapshot([_cq({"f": 1})]), [], counts=[1, 2])
     assert dict(PodSetSpec("p", requests={CPU: -5}).requests) == {CPU: 0}  # FAS-1: negative -> 0
+
+
+def test_workload_without_spec_pod_sets_is_refused() -> None:
+    """A workload built for preemption only has no spec: InvalidModel naming the field."""
+    with pytest.raises(InvalidModel, match="spec_pod_sets"):
+        assign_flavors(Workload(name="w"), "cq", Snapshot([_cq({"f": 1})]), [ResourceFlavor("f")])
+
+
+def test_default_oracle_reports_its_targets() -> None:
+    """FA-6: the default oracle also says which workloads its simulation would evict."""
+    cq = _cq({"f": 4000}, preemption=ClusterQueuePreemption(within_cluster_queue="LowerPriority"))
+    snapshot = Snapshot([cq], workloads=[_admitted("low", "cq", "f", 4000, priority=0)])
+    found = TargetsOracle()(_wl(priority=10), "cq", FlavorResource("f", CPU), 2000, snapshot)
+    assert [t.workload.name for t in found.targets] == ["low"]
+
+
+def test_pinned_scan_only_takes_the_nominated_flavor() -> None:
+    """FAS-5a case 1: with pins, other flavors are skipped with Kueue's reason and no attempt."""
+    cq = _cq({"a": 4000, "b": 4000}, preemption=ClusterQueuePreemption(within_cluster_queue="LowerPriority"))
+    snapshot = Snapshot([cq], workloads=[_admitted("busy", "cq", "b", 4000)])
+    wl = _wl(PodSetSpec("main", 1, {CPU: 1000}), priority=5)
+    flavors = [ResourceFlavor("a"), ResourceFlavor("b")]
+    free = assign_flavors(wl, "cq", snapshot, flavors)
+    assert free.nomination_mapping() == {"main": {CPU: "a"}}
+    pinned = assign_flavors(
+        wl, "cq", snapshot, flavors, pinned={"main": {CPU: "b"}}, oracle=lambda w, q, fr, v, s: OracleResult("Preempt", 0)
+    )
+    ps = pinned.pod_sets[0]
+    assert ps.flavors[CPU].flavor == "b" and ps.flavors[CPU].mode is FlavorAssignmentMode.PREEMPT
+    assert "skipping flavor a as it is not found in the nomination mapping for resource cpu" in ps.status.reasons
+    assert [at.flavor for at in ps.attempts] == ["b"]
+
+
+def test_flavor_in_two_groups_gets_does_not_provide() -> None:
+    """FAS-23 example (FAS-25 queue): G1 = {memory: [one]}, G2 = {cpu: [two, one]}.
+
+    Memory is scanned first (FNV order, FAS-19) and records `one`; the cpu scan stops at `two`
+    (it fits and whenCanBorrow=MayStopSearch), so `one`, listed by G2 but not examined for cpu,
+    becomes NoFit with Kueue's "does not provide" reason.
+    """
+    cq = ClusterQueue(
+        "cq",
+        resource_groups=[
+            ResourceGroup(["memory"], [FlavorQuotas("one", {"memory": ResourceQuota(10)})]),
+            ResourceGroup([CPU], [FlavorQuotas("two", {CPU: ResourceQuota(4000)}), FlavorQuotas("one", {CPU: ResourceQuota(4000)})]),
+        ],
+    )
+    a = assign_flavors(_wl(PodSetSpec("main", 1, {CPU: 1000, "memory": 5})), "cq", Snapshot([cq]), [ResourceFlavor("one"), ResourceFlavor("two")])
+    ps = a.pod_sets[0]
+    assert {r: f.flavor for r, f in ps.flavors.items()} == {"memory": "one", CPU: "two"}
+    assert a.mode is FlavorAssignmentMode.FIT
+    one, two = ps.attempts
+    assert (one.flavor, one.mode, one.reasons, one.no_fit_reason) == (
+        "one", FlavorAssignmentMode.NO_FIT, ("flavor one does not provide resource cpu",), "NoMatchingFlavor"
+    )
+    assert (two.flavor, two.mode) == ("two", FlavorAssignmentMode.FIT)
+
+
+def test_preemption_over_borrowing_can_read_fit_with_a_preempt_entry() -> None:
+    """FAS-13b(1): memory needs preemption at level 0, cpu fits at level 1; under
+    PreemptionOverBorrowing the representative mode is fit(1), so the scan gives no reasons and
+    the pod set reads Fit although memory's entry is Preempt."""
+    cq = ClusterQueue(
+        "cq",
+        cohort="co",
+        resource_groups=[ResourceGroup([CPU, "memory"], [FlavorQuotas("f", {CPU: ResourceQuota(0), "memory": ResourceQuota(100)})])],
+        flavor_fungibility=FlavorFungibility("TryNextFlavor", "TryNextFlavor", "PreemptionOverBorrowing"),
+    )
+    other = ClusterQueue(
+        "other",
+        cohort="co",
+        resource_groups=[ResourceGroup([CPU, "memory"], [FlavorQuotas("f", {CPU: ResourceQuota(4000), "memory": ResourceQuota(0)})])],
+    )
+    busy = Workload(name="busy", namespace="ns", cluster_queue="cq", pod_sets=[PodSetUsage(flavors={"memory": "f"}, usage={"memory": 100})])
+    a = assign_flavors(
+        _wl(PodSetSpec("main", 1, {CPU: 1000, "memory": 50})),
+        "cq",
+        Snapshot([cq, other], workloads=[busy]),
+        [ResourceFlavor("f")],
+        oracle=lambda w, q, fr, v, s: OracleResult("Preempt", 0),
+    )
+    ps = a.pod_sets[0]
+    assert ps.flavors["memory"].mode is FlavorAssignmentMode.PREEMPT
+    assert ps.flavors[CPU].mode is FlavorAssignmentMode.FIT and ps.flavors[CPU].borrow == 1
+    assert ps.status.reasons == () and a.mode is FlavorAssignmentMode.FIT and a.borrowing == 1

@@ -14,7 +14,8 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from .config import FairSharingConfig, PreemptionConfig, RequeuingTimestamp
+from ._cli_gates import add_feature_gates_flag, feature_gates_of
+from .config import FairSharingConfig
 from .cycle import ClusterState, CycleConfig, CycleResult, CycleRun, HeadResult, Outcome, run_cycles
 from .io.cycle_state import load_cluster_state
 from .io._format import quantity_text
@@ -34,13 +35,7 @@ def _config(args: argparse.Namespace) -> CycleConfig:
     fair = None
     if args.fair_sharing or args.strategies:
         fair = FairSharingConfig(preemption_strategies=args.strategies or ())
-    return CycleConfig(
-        preemption=PreemptionConfig(
-            fair_sharing=fair,
-            priority_boost=False,
-            pods_ready_requeuing_timestamp=RequeuingTimestamp.EVICTION,
-        )
-    )
+    return CycleConfig.of(fair_sharing=fair, feature_gates=feature_gates_of(args))
 
 
 def _admission_text(pod_sets: tuple[PodSetUsage, ...]) -> str:
@@ -256,6 +251,7 @@ def add_cycle_parser(sub: Any, rfc3339: Any, strategies: Any) -> None:
     p.add_argument("--strategies", type=strategies, metavar="S1[,S2]", help="fair-sharing strategies (implies --fair-sharing)")
     p.add_argument("--now", type=rfc3339, metavar="RFC3339", help="the cycle time (default: now)")
     p.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    add_feature_gates_flag(p)
     p.set_defaults(func=cycle_command)
 
 

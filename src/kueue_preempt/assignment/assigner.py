@@ -132,7 +132,7 @@ def assign_flavors(
     oracle: PreemptionOracle | None = None,
     counts: Sequence[int] | None = None,
     progress: Sequence[Mapping[str, int]] | None = None,
-    pinned: Sequence[Mapping[str, str]] | None = None,
+    pinned: Mapping[str, Mapping[str, str]] | None = None,
     now: datetime | None = None,
     trace: DecisionTrace | None = None,
 ) -> FlavorAssignment:
@@ -141,6 +141,10 @@ def assign_flavors(
     See :mod:`kueue_preempt.assignment` for the full contract. ``snapshot`` is read, never
     changed (the default oracle works inside :meth:`Snapshot.preserved`).
     """
+    if not workload.spec_pod_sets:
+        # Kueue's API requires at least one pod set; a model built for preemption only (no
+        # spec) would otherwise silently read as an empty NoFit assignment.
+        raise InvalidModel(f"Workload {workload.key}", "spec_pod_sets", "is empty: the flavor assigner reads spec.podSets")
     node = snapshot.cluster_queue(cluster_queue)
     cq = node.cluster_queue
     assert cq is not None

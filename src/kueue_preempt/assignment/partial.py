@@ -89,12 +89,16 @@ def assign_with_targets(
     quota_check: QuotaCheckStrategy | str = QuotaCheckStrategy.BLOCK_UNDECLARED,
     oracle: PreemptionOracle | None = None,
     targets: TargetFinder | None = None,
+    progress: Sequence[Mapping[str, int]] | None = None,
+    pinned: Mapping[str, Mapping[str, str]] | None = None,
     now: datetime | None = None,
     trace: DecisionTrace | None = None,
 ) -> AssignmentDecision:
-    """FAS-13 + FAS-14 for an offline one-shot decision (no scan progress, no pins).
+    """FAS-13 + FAS-14: assign, find targets for a ``Preempt`` assignment, else try partial admission.
 
     ``targets`` defaults to :func:`~kueue_preempt.get_targets` with ``config`` and ``now``.
+    ``progress`` and ``pinned`` (see :func:`assign_flavors`) apply to every probe of the
+    partial-admission search too; an offline one-shot decision passes neither.
     """
 
     def find(a: FlavorAssignment) -> list[Target]:
@@ -113,6 +117,8 @@ def assign_with_targets(
             quota_check=quota_check,
             oracle=oracle,
             counts=counts,
+            progress=progress,
+            pinned=pinned,
             now=now,
             trace=trace,
         )

@@ -208,6 +208,10 @@ class FlavorAssignment:
         resource -> ``tried_flavor_idx``. Pass it back as ``progress`` to resume the scans."""
         return tuple(frozen_map({r: f.tried_flavor_idx for r, f in ps.flavors.items()}) for ps in self.pod_sets)
 
+    def nomination_mapping(self) -> dict[str, dict[str, str]]:
+        """Per pod-set name, resource -> chosen flavor: the pins of a recomputation (FAS-5a case 1)."""
+        return {ps.name: {r: f.flavor for r, f in ps.flavors.items()} for ps in self.pod_sets}
+
     def preempt_flavor_resources(self) -> frozenset[FlavorResource]:
         """FA-2: the FlavorResources whose mode is ``Preempt``."""
         return frozenset(

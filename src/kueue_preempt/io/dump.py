@@ -359,15 +359,19 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
     priority_classes: list[PriorityClass] = collected["priority_classes"]
     workloads = resolve_priorities(collected["workloads"], collected["workload_priority_classes"], priority_classes)
     values = {c.name: c.value for c in priority_classes}
-    default = next((c.value for c in priority_classes if c.global_default), None)
+    # Kubernetes' priority admission: with several globalDefault classes the lowest value wins.
+    default = min((c.value for c in priority_classes if c.global_default), default=None)
     kube_pods: list[KubePod] = collected["pods"]
     pods = [
         kp.pod if kp.priority_set else _with_priority(kp.pod, kp.priority_class, values, default)
         for kp in kube_pods
         if not kp.terminal
     ]
-    groups = [_with_priority(g, cls, values, None) for g, cls in collected["pod_groups"]]
-    composites = [_with_priority(g, cls, values, None) for g, cls in collected["composite_pod_groups"]]
+    # PG-DEF-1: a group without spec.priority resolves like a pod (class, else global default).
+    groups = [g if cls is None else _with_priority(g, cls, values, default) for g, cls in collected["pod_groups"]]
+    composites = [
+        g if cls is None else _with_priority(g, cls, values, default) for g, cls in collected["composite_pod_groups"]
+    ]
     return ClusterDump(
         cluster_queues=collected["cluster_queues"],
         cohorts=collected["cohorts"],
@@ -392,8 +396,8 @@ _T = TypeVar("_T", Pod, PodGroup, CompositePodGroup)
 
 
 def _with_priority(obj: _T, class_name: str, values: Mapping[str, int], default: int | None) -> _T:
-    """A priority left unset takes its PriorityClass's value (or the global default, for pods),
-    as Kubernetes' admission sets it at creation."""
+    """A priority left unset takes its PriorityClass's value, or the global default when no
+    class is named (pods, and PodGroups per PG-DEF-1), as Kubernetes' admission sets it."""
     value = values.get(class_name) if class_name else default
     return obj if value is None else attrs.evolve(obj, priority=value)
 
