@@ -21,9 +21,9 @@ import attrs
 from ..cycle import ClusterState, LabelRequirement, LabelSelector, LocalQueue, Namespace, QueueingSettings, WorkloadStatus
 from ..flavors import FlavorFungibility, PodSetSpec, ResourceFlavor, Taint, Toleration
 from ._fields import Field, open_object
-from .dump import ClusterDump, dump_from_objects
-from .errors import ManifestError, ManifestTooLarge
-from .read import DEFAULT_LIMITS, Limits, RawObject, parse_documents, read_bytes
+from .dump import ClusterDump, dump_from_objects, read_objects
+from .errors import ManifestError
+from .read import DEFAULT_LIMITS, Limits, RawObject
 
 __all__ = ["load_cluster_state", "cluster_state_from_objects"]
 
@@ -167,10 +167,4 @@ def load_cluster_state(
     *paths: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS
 ) -> tuple[ClusterState, ClusterDump]:
     """Read the files once (``"-"`` is standard input) into the cycle input and the dump."""
-    objects: list[RawObject] = []
-    for path in paths:
-        name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
-        objects.extend(parse_documents(read_bytes(path, limits), source=name, limits=limits))
-        if len(objects) > limits.max_objects:
-            raise ManifestTooLarge(name, f"more than {limits.max_objects} objects in total")
-    return cluster_state_from_objects(objects)
+    return cluster_state_from_objects(read_objects(*paths, limits=limits))

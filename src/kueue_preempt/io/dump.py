@@ -452,10 +452,15 @@ def load_dump(*paths: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -
     Raises :class:`OSError` when a file cannot be read, and a
     :class:`~kueue_preempt.errors.KueuePreemptError` subclass for bad content.
     """
+    return dump_from_objects(read_objects(*paths, limits=limits))
+
+
+def read_objects(*paths: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> list[RawObject]:
+    """The raw objects of the files (``"-"`` is standard input), each file read once."""
     objects: list[RawObject] = []
     for path in paths:
         name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
         objects.extend(parse_documents(read_bytes(path, limits), source=name, limits=limits))
         if len(objects) > limits.max_objects:
             raise ManifestTooLarge(name, f"more than {limits.max_objects} objects in total")
-    return dump_from_objects(objects)
+    return objects
