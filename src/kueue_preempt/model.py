@@ -547,11 +547,11 @@ def _reclaimable(value: Mapping[str, int] | Iterable[tuple[str, int]]) -> Frozen
     if isinstance(value, Mapping):
         pairs = value.items()
     else:
-        pairs = model_iterable(value, tuple, "Workload", "reclaimable_pods")
+        pairs = model_iterable(value, object, "Workload", "reclaimable_pods")
     out: dict[str, int] = {}
     for i, pair in enumerate(pairs):
-        if len(pair) != 2:
-            raise InvalidModel("Workload", f"reclaimable_pods[{i}]", f"expected a (name, count) pair, got {len(pair)} items")
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise InvalidModel("Workload", f"reclaimable_pods[{i}]", f"expected a (name, count) pair, got {pair!r:.40}")
         name, count = pair
         if not isinstance(name, str) or not name:
             raise InvalidModel("Workload", "reclaimable_pods", f"pod-set names must be non-empty strings, got {name!r:.40}")
