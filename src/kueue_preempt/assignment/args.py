@@ -44,6 +44,8 @@ def _flavors(value: object, fn: str) -> dict[str, ResourceFlavor]:
 
 
 def _strategy(value: object, fn: str) -> QuotaCheckStrategy:
+    if isinstance(value, QuotaCheckStrategy):
+        return value
     if isinstance(value, str):
         try:
             return QuotaCheckStrategy(value)

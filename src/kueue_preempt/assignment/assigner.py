@@ -30,6 +30,7 @@ from .result import (
     PodSetAssignment,
     PodSetStatus,
     ResourceAssignment,
+    assignment_mode,
     mode_rank,
     most_severe,
     severity,
@@ -222,9 +223,5 @@ def run_assignment(
             stop = stop or error is not None or (bool(m.requests) and not own)
         if stop:
             break
-    mode = _mode(pod_sets)
+    mode = assignment_mode(pod_sets)
     return FlavorAssignment(pod_sets, borrowing, usage, _no_fit_reason(ctx, pod_sets, mode))
-
-
-def _mode(pod_sets: Sequence[PodSetAssignment]) -> FlavorAssignmentMode:
-    return FlavorAssignment(pod_sets).mode

@@ -29,6 +29,7 @@ __all__ = [
     "FlavorAssignment",
     "most_severe",
     "mode_rank",
+    "assignment_mode",
 ]
 
 
@@ -156,6 +157,11 @@ class PodSetAssignment:
         return min((f.mode for f in self.flavors.values()), key=mode_rank)
 
 
+def assignment_mode(pod_sets: Iterable[PodSetAssignment]) -> FlavorAssignmentMode:
+    """FAS-13: the worst pod-set mode; NoFit when there is no pod set."""
+    return min((ps.mode for ps in pod_sets), key=mode_rank, default=FlavorAssignmentMode.NO_FIT)
+
+
 # FlavorAssignment is built once per assign_flavors call (not per flavor), so checking its
 # fields here costs O(pod sets + flavor-resources) per decision.
 def _pod_sets(value: Iterable[PodSetAssignment]) -> tuple[PodSetAssignment, ...]:
@@ -197,9 +203,7 @@ class FlavorAssignment:
     @property
     def mode(self) -> FlavorAssignmentMode:
         """FAS-13: the worst pod-set mode; NoFit when no pod set was assigned."""
-        if not self.pod_sets:
-            return FlavorAssignmentMode.NO_FIT
-        return min((ps.mode for ps in self.pod_sets), key=mode_rank)
+        return assignment_mode(self.pod_sets)
 
     @property
     def requires_borrowing(self) -> bool:
