@@ -86,7 +86,7 @@ class _Frame:
         self.depth = depth
         self.deep = depth  # deepest container level inside, aliases included
         self.key: Any = None
-        self.key_mark: Any = None
+        self.key_mark: Any = None  # the key's event (its start_mark locates errors)
         self.has_key = False
         self.key_merges = False  # the pending key is a plain ``<<`` (resolved to !!merge)
         self.merge: list[dict[Any, Any]] | None = None
@@ -201,9 +201,15 @@ class _Builder:
         document_start = ev.DocumentStartEvent
         document_end = ev.DocumentEndEvent
         get_event = self.loader.get_event
+        cache = self.cache
+        anchors = self.anchors
+        scalar = self.scalar
         stack: list[_Frame] = []
         root: Any = None
         max_depth = self.max_depth
+        max_nodes = self.max_nodes
+        # The hot loop: one iteration per event (about 100 per workload of a real dump), so the
+        # common cases (plain or quoted scalar, container start/end) avoid calls and lookups.
         while True:
             event = get_event()
             if event is None:
@@ -211,12 +217,22 @@ class _Builder:
             cls = type(event)
             merge_key = False
             if cls is scalar_event:
-                self.count(1)
-                value = self.scalar(event)
-                merge_key = value == "<<" and event.tag is None and event.implicit[0]
+                self.nodes += 1
+                if self.nodes > max_nodes:
+                    self.count(0)
+                if event.tag is None:
+                    if event.implicit[0]:
+                        done = cache.get(event.value, cache)
+                        if done is cache:
+                            done = scalar(event)
+                        merge_key = done == "<<"
+                    else:
+                        done = event.value
+                else:
+                    done = scalar(event)
                 if event.anchor is not None:
-                    self.anchors[event.anchor] = (value, 1, 0)
-                done, height = value, 0
+                    anchors[event.anchor] = (done, 1, 0)
+                height = 0
             elif cls is mapping_start or cls is sequence_start:
                 is_map = cls is mapping_start
                 tag = event.tag
@@ -231,32 +247,40 @@ class _Builder:
                 frame = _Frame({} if is_map else [], is_map, event.anchor, self.nodes, depth)
                 if event.anchor is not None:
                     self.open_anchors.add(event.anchor)
-                    self.anchors.pop(event.anchor, None)
+                    anchors.pop(event.anchor, None)
                 stack.append(frame)
                 continue
             elif cls in collection_end:
                 frame = stack.pop()
-                if frame.is_map and frame.merge is not None:
+                if frame.merge is not None:
                     _apply_merge(frame.value, frame.merge)
                 done, height = frame.value, frame.deep - frame.depth + 1
                 if frame.anchor is not None:
                     self.open_anchors.discard(frame.anchor)
-                    self.anchors[frame.anchor] = (done, self.nodes - frame.start + 1, height)
+                    anchors[frame.anchor] = (done, self.nodes - frame.start + 1, height)
+                if stack:
+                    parent = stack[-1]
+                    if parent.deep < frame.deep:
+                        parent.deep = frame.deep
             elif cls is alias_event:
                 name = event.anchor
                 if name in self.open_anchors:
                     raise YamlEventError(f"alias *{name} refers to a node that contains it (recursive)", event.start_mark)
-                found = self.anchors.get(name)
+                found = anchors.get(name)
                 if found is None:
                     raise YamlEventError(f"found undefined alias *{name}", event.start_mark)
                 done, size, height = found
                 if len(stack) + height > max_depth:
                     raise self.too_deep()
                 self.count(size)
-                if height and stack and stack[-1].is_map and not stack[-1].has_key:
-                    raise YamlEventError("a mapping key must be a scalar, not a list or mapping", event.start_mark)
+                if height and stack:
+                    parent = stack[-1]
+                    if parent.is_map and not parent.has_key:
+                        raise YamlEventError("a mapping key must be a scalar, not a list or mapping", event.start_mark)
+                    if parent.deep < parent.depth + height:
+                        parent.deep = parent.depth + height
             elif cls is document_start:
-                self.anchors.clear()  # anchors are local to a document
+                anchors.clear()  # anchors are local to a document
                 root = None
                 continue
             elif cls is document_end:
@@ -265,35 +289,35 @@ class _Builder:
                 continue
             else:  # stream start / end
                 continue
-            # ``done`` is a finished node of height ``height``: attach it to its parent.
+            # ``done`` is a finished node: attach it to its parent.
             if not stack:
                 root = done
                 continue
             parent = stack[-1]
-            if parent.deep < parent.depth + height:
-                parent.deep = parent.depth + height
             if not parent.is_map:
                 parent.value.append(done)
             elif not parent.has_key:
                 parent.key = done
-                parent.key_mark = event.start_mark
+                parent.key_mark = event
                 parent.key_merges = merge_key
                 parent.has_key = True
             else:
                 key = parent.key
                 parent.has_key = False
+                target = parent.value
                 if parent.key_merges:
                     if parent.merge is not None:
-                        raise YamlEventError("duplicate key '<<' (merge) in one mapping", parent.key_mark)
-                    parent.merge = _merge_sources(done, parent.key_mark)
+                        raise YamlEventError("duplicate key '<<' (merge) in one mapping", parent.key_mark.start_mark)
+                    parent.merge = _merge_sources(done, parent.key_mark.start_mark)
                     continue
-                target = parent.value
                 try:
                     duplicate = key in target
                 except TypeError:  # unhashable: only an alias to a list/mapping gets here
-                    raise YamlEventError("a mapping key must be a scalar, not a list or mapping", parent.key_mark) from None
+                    raise YamlEventError(
+                        "a mapping key must be a scalar, not a list or mapping", parent.key_mark.start_mark
+                    ) from None
                 if duplicate:
-                    raise YamlEventError(f"duplicate key {_shown(key)} in one mapping", parent.key_mark)
+                    raise YamlEventError(f"duplicate key {_shown(key)} in one mapping", parent.key_mark.start_mark)
                 target[key] = done
 
 
