@@ -386,6 +386,13 @@ def _cost(value: Decimal | int | str | None) -> Decimal | None:
     raise InvalidModel("Workload", "preemption_cost", f"{value!r} is not a quantity")
 
 
+def _reclaimable(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    for name, count in value.items():
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise InvalidModel("Workload", f"reclaimable_pods[{name}]", f"must be an int >= 0, got {count!r}")
+    return frozen_map(value)
+
+
 def _pod_sets(value: Iterable[PodSetUsage]) -> tuple[PodSetUsage, ...]:
     return intern(tuple(value))
 
@@ -431,17 +438,28 @@ class Workload:
     """Explicit override of the class lookup (NP-2); ``None`` = resolve through the class."""
     evictions: tuple[EvictionStat, ...] = attrs.field(default=(), converter=_evictions)
     """``status.schedulingStats.evictions``, read by the reference boost/cost policies."""
+    reclaimable_pods: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_reclaimable)
+    """Pod set name -> how many of its *admitted* pods are reclaimable (DM-7, FAS-1a): the pod
+    set's usage is scaled to ``count - min(reclaimable, count)`` pods. Must be declared before
+    ``usage``, whose default reads it. The manifest loader derives it from
+    ``status.reclaimablePods`` and the spec counts (docs/manifests.md)."""
     usage: FrozenMap[FlavorResource, int] = attrs.field(init=False, eq=False, repr=False)
     used_flavor_resources: frozenset[FlavorResource] = attrs.field(init=False, eq=False, repr=False)
 
     @usage.default
     def _usage(self) -> FrozenMap[FlavorResource, int]:
         total: dict[FlavorResource, int] = {}
+        reclaimable = self.reclaimable_pods
         for ps in self.pod_sets:
+            n = ps.count
+            kept = n - min(reclaimable.get(ps.name, 0), n) if reclaimable else n
             for resource, amount in ps.usage.items():
                 flavor = ps.flavors.get(resource)
                 if flavor is None:
                     continue  # DM-7: resources without a flavor are not quota usage
+                if kept < n:  # DM-7/FAS-1a: per-pod amount (Go's truncating division) x kept pods
+                    per_pod = abs(amount) // n
+                    amount = (per_pod if amount >= 0 else -per_pod) * kept
                 fr = intern(FlavorResource(flavor, resource))
                 total[fr] = amount_add(total.get(fr, 0), amount)
         return interned_map(total)

@@ -16,7 +16,7 @@ import attrs
 
 from .._frozen import FrozenMap, frozen_map
 from ..errors import DuplicateName
-from ..model import ClusterQueue, Cohort, WorkloadPriorityClass
+from ..model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
 from ..podgroup import (
     Cluster,
     CompositePodGroup,
@@ -217,11 +217,13 @@ class ClusterDump:
             )
         return lq.cluster_queue
 
-    def snapshot(self, *, implicit_cohorts: bool = True) -> Snapshot:
+    def snapshot(self, *, implicit_cohorts: bool = True, reclaimable_pods: bool = True) -> Snapshot:
         """The quota tree with every workload that holds quota (DM-7).
 
         Cohorts named but not given are implicit (no quota), as in Kueue. A workload holding
-        quota in a ClusterQueue that is not in the dump is an error.
+        quota in a ClusterQueue that is not in the dump is an error. ``reclaimable_pods`` is
+        gate ``ReclaimablePods`` (on by default): off, ``status.reclaimablePods`` is ignored and
+        every admitted pod counts (FAS-1a).
         """
         queues = {q.name for q in self.cluster_queues}
         holders = self.holding_quota()
@@ -236,7 +238,10 @@ class ClusterDump:
         return Snapshot(
             cluster_queues=self.cluster_queues,
             cohorts=self.cohorts,
-            workloads=[lw.workload for lw in holders],
+            workloads=[
+                lw.workload if reclaimable_pods or not lw.workload.reclaimable_pods else _without_reclaim(lw.workload)
+                for lw in holders
+            ],
             priority_classes=self.workload_priority_classes,
             implicit_cohorts=implicit_cohorts,
         )
@@ -396,6 +401,10 @@ def _with_priority(obj: _T, class_name: str, values: Mapping[str, int], default:
     as Kubernetes' admission sets it at creation."""
     value = values.get(class_name) if class_name else default
     return obj if value is None else attrs.evolve(obj, priority=value)
+
+
+def _without_reclaim(workload: Workload) -> Workload:
+    return attrs.evolve(workload, reclaimable_pods={})
 
 
 def _type_of(raw: RawObject) -> tuple[str, str]:

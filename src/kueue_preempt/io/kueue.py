@@ -35,6 +35,8 @@ from ..model import (
     WorkloadPriorityClass,
 )
 from ..priority import BOOST_ANNOTATION, parse_boost
+
+ELASTIC_ANNOTATION = "kueue.x-k8s.io/elastic-job"
 from ..quantity import amount_add, quota_amount, request_amount
 from ._fields import Field, Meta, open_object
 from .objects import LoadedWorkload, LocalQueue, PodSetRequests
@@ -252,6 +254,8 @@ def parse_workload(raw: RawObject, version: str) -> LoadedWorkload:
         cluster_queue, usage = _admission(admission, pod_sets)
     elif reserved is not None and reserved.is_true:
         admission.fail("required when the QuotaReserved condition is True")
+    elastic = annotations.get(ELASTIC_ANNOTATION) == "true"
+    reclaimable = _reclaimable_pods(status.get("reclaimablePods"), pod_sets, elastic)
     cost = status.get("preemptionCost").quantity()
     workload = meta.build(
         "",
@@ -272,9 +276,56 @@ def parse_workload(raw: RawObject, version: str) -> LoadedWorkload:
             preemption_cost=None if cost is None else _decimal(cost),
             priority_class=_class_ref(spec, version),
             evictions=_evictions(status.get("schedulingStats").get("evictions")),
+            reclaimable_pods=_admitted_reclaimable(usage, pod_sets, reclaimable),
         ),
     )
-    return LoadedWorkload(workload=workload, pod_sets=pod_sets, active=spec.get("active").boolean(True))
+    return LoadedWorkload(
+        workload=workload, pod_sets=pod_sets, active=spec.get("active").boolean(True), reclaimable_pods=reclaimable
+    )
+
+
+def _reclaimable_pods(field: Field, pod_sets: list[PodSetRequests], elastic: bool) -> dict[str, int]:
+    """``status.reclaimablePods`` (API-27): each entry names a spec pod set, once, with
+    ``0 <= count <= spec count`` (an elastic workload may keep a count above it)."""
+    counts = {ps.name: ps.count for ps in pod_sets}
+    out: dict[str, int] = {}
+    for entry in field.list():
+        name_field = entry.get("name")
+        name = name_field.string(required=True)
+        if name not in counts:
+            name_field.fail(f"no pod set {name!r} in spec.podSets (API-27)")
+        if name in out:
+            name_field.fail(f"pod set {name!r} is listed twice")
+        count = entry.get("count").integer(low=0, required=True)
+        assert count is not None
+        if count > counts[name] and not elastic:
+            entry.get("count").fail(f"{count} is more than the pod set's count {counts[name]} (API-27)")
+        out[name] = count
+    return out
+
+
+def _admitted_reclaimable(
+    usage: list[PodSetUsage], pod_sets: list[PodSetRequests], reclaimable: dict[str, int]
+) -> dict[str, int]:
+    """The model's reclaimable pods, counted against the *admitted* count (DM-7).
+
+    Kueue keeps ``c' = spec count - min(reclaimable, spec count)`` pods of an admitted pod set
+    when ``c'`` is below the admitted count ``n``; the model scales by ``n - min(r', n)``, so
+    ``r' = max(0, n - c')`` gives the same usage when the two counts differ (partial admission).
+    """
+    if not reclaimable:
+        return {}
+    spec = {ps.name: ps.count for ps in pod_sets}
+    out: dict[str, int] = {}
+    for ps in usage:
+        r = reclaimable.get(ps.name)
+        if r is None:
+            continue
+        s = spec[ps.name]
+        kept = s - min(r, s)
+        if kept < ps.count:
+            out[ps.name] = ps.count - kept
+    return out
 
 
 def _decimal(q: Fraction) -> Decimal:

@@ -54,6 +54,13 @@ class PodSetRequests:
             raise InvalidModel(f"PodSetRequests {self.name!r}", "count", f"must be >= 0, got {value!r}")
 
 
+def _counts(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    for name, count in value.items():
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise InvalidModel("LoadedWorkload", f"reclaimable_pods[{name}]", f"must be an int >= 0, got {count!r}")
+    return frozen_map(value)
+
+
 def _pod_sets(value: Iterable[PodSetRequests]) -> tuple[PodSetRequests, ...]:
     return tuple(value)
 
@@ -68,6 +75,20 @@ class LoadedWorkload:
     workload: Workload
     pod_sets: tuple[PodSetRequests, ...] = attrs.field(default=(), converter=_pod_sets)
     active: bool = True
+    reclaimable_pods: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_counts)
+    """``status.reclaimablePods`` as written: pod set name -> reclaimable pods (FAS-1a)."""
+
+    def requested_pod_sets(self, reclaimable_pods: bool = True) -> tuple[PodSetRequests, ...]:
+        """The pod sets a flavor assignment starts from (FAS-1a): with gate ``ReclaimablePods``
+        on, a pod set named in ``status.reclaimablePods`` asks for ``count - min(reclaimable,
+        count)`` pods."""
+        if not reclaimable_pods or not self.reclaimable_pods:
+            return self.pod_sets
+        out = []
+        for ps in self.pod_sets:
+            r = self.reclaimable_pods.get(ps.name, 0)
+            out.append(attrs.evolve(ps, count=ps.count - min(r, ps.count)) if r else ps)
+        return tuple(out)
 
     @property
     def key(self) -> str:

@@ -206,6 +206,8 @@ def workload_manifest(lw: LoadedWorkload, version: str = "v1beta2") -> Manifest:
         raise InvalidModel(f"Workload {w.key}", "cluster_queue", "a workload holding quota needs a ClusterQueue")
     if conditions:
         status["conditions"] = conditions
+    if lw.reclaimable_pods:
+        status["reclaimablePods"] = [{"name": name, "count": count} for name, count in lw.reclaimable_pods.items()]
     if w.evictions:
         status["schedulingStats"] = {
             "evictions": [
