@@ -39,7 +39,8 @@ from ..priority import BOOST_ANNOTATION, parse_boost
 ELASTIC_ANNOTATION = "kueue.x-k8s.io/elastic-job"
 from ..quantity import amount_add, quota_amount, request_amount
 from ._fields import Field, Meta, open_object
-from .objects import LoadedWorkload, LocalQueue, PodSetRequests
+from .kueue_settings import MAX_POD_SETS, check_resource_group_shape, cluster_queue_settings, resource_flavor_spec
+from .objects import ClusterQueueSettings, LoadedWorkload, LocalQueue, PodSetRequests, ResourceFlavorSpec
 from .read import RawObject
 
 __all__ = [
@@ -51,6 +52,8 @@ __all__ = [
     "parse_resource_flavor",
     "parse_workload_priority_class",
     "parse_workload",
+    "read_cluster_queue",
+    "read_resource_flavor",
 ]
 
 KUEUE_GROUP = "kueue.x-k8s.io"
@@ -68,19 +71,19 @@ _CLASS_SOURCES = {
 _CLASS_KINDS = {("kueue.x-k8s.io", "WorkloadPriorityClass"), ("scheduling.k8s.io", "PriorityClass")}
 
 
-def _version_field(spec: Field, version: str, fields: dict[str, str]) -> str | None:
+def _version_field(spec: Field, version: str, fields: dict[str, str], shown: str = "") -> str | None:
     """Read the field that ``version`` names in ``fields`` (version -> key); reject the others."""
     own = fields[version]
     for other_version, key in fields.items():
         if key != own and spec.has(key):
-            spec.get(key).fail(f"is the {other_version} name of this field; in {version} it is spec.{own}")
+            spec.get(key).fail(f"is the {other_version} name of this field; in {shown or version} it is spec.{own}")
     return spec.get(own).optional_string()
 
 
 # --------------------------------------------------------------------------- quota
 
 
-def _resource_groups(groups: Field, has_parent: bool) -> dict[FlavorResource, ResourceQuota]:
+def _resource_groups(groups: Field, has_parent: bool, cohort: bool = False) -> dict[FlavorResource, ResourceQuota]:
     """``spec.resourceGroups`` to quotas, in declaration order (flavor order is FA-1's order)."""
     quotas: dict[FlavorResource, ResourceQuota] = {}
     covered_by: dict[str, int] = {}
@@ -88,7 +91,7 @@ def _resource_groups(groups: Field, has_parent: bool) -> dict[FlavorResource, Re
     for gi, group in enumerate(groups.list()):
         covered_field = group.get("coveredResources")
         covered: list[str] = []
-        for c in covered_field.list():
+        for c in covered_field.list(required=True):
             resource = c.string(required=True)
             if resource in covered:
                 c.fail(f"resource {resource!r} is listed twice")
@@ -96,7 +99,7 @@ def _resource_groups(groups: Field, has_parent: bool) -> dict[FlavorResource, Re
                 c.fail(f"resource {resource!r} is already covered by resourceGroups[{covered_by[resource]}]")
             covered.append(resource)
             covered_by[resource] = gi
-        for flavor in group.get("flavors").list():
+        for flavor in group.get("flavors").list(required=True):
             fname_field = flavor.get("name")
             fname = fname_field.string(required=True)
             if fname in flavor_group:
@@ -113,14 +116,14 @@ def _resource_groups(groups: Field, has_parent: bool) -> dict[FlavorResource, Re
                 if rname in seen:
                     rname_field.fail(f"resource {rname!r} is listed twice")
                 seen.append(rname)
-                quotas[FlavorResource(fname, rname)] = _quota(res, rname, has_parent)
+                quotas[FlavorResource(fname, rname)] = _quota(res, rname, has_parent, cohort)
             missing = [r for r in covered if r not in seen]
             if missing:
                 resources.fail(f"missing {', '.join(map(repr, missing))} from coveredResources")
     return quotas
 
 
-def _quota(res: Field, resource: str, has_parent: bool) -> ResourceQuota:
+def _quota(res: Field, resource: str, has_parent: bool, cohort: bool = False) -> ResourceQuota:
     nominal_q = res.get("nominalQuota").non_negative_quantity(required=True)
     assert nominal_q is not None
     nominal = quota_amount(nominal_q, resource)
@@ -132,8 +135,8 @@ def _quota(res: Field, resource: str, has_parent: bool) -> ResourceQuota:
             f.fail("a limit needs a parent cohort (Q-17)")
         limits[key] = None if q is None else quota_amount(q, resource)
     lending = limits["lendingLimit"]
-    if lending is not None and lending > nominal:
-        res.get("lendingLimit").fail("must be <= nominalQuota (Q-17)")
+    if lending is not None and lending > nominal and not cohort:  # API-13: ClusterQueues only
+        res.get("lendingLimit").fail("must be <= nominalQuota (Q-17, API-13)")
     return ResourceQuota(nominal=nominal, borrowing_limit=limits["borrowingLimit"], lending_limit=lending)
 
 
@@ -153,14 +156,27 @@ def _weight(spec: Field) -> float:
 
 def parse_cluster_queue(raw: RawObject, version: str) -> ClusterQueue:
     """A ClusterQueue (DM-4): cohort, resource groups, preemption, fair-sharing weight."""
+    return read_cluster_queue(raw, version)[0]
+
+
+def read_cluster_queue(raw: RawObject, version: str) -> tuple[ClusterQueue, ClusterQueueSettings]:
+    """A ClusterQueue (DM-4) and the settings the model has no place for yet (queueing,
+    stop policy, namespace selector, flavor fungibility, admission checks), every field of
+    kueue-api-fields.md §1.3 defaulted (API-2) and validated (API-8..API-17)."""
     meta = open_object(raw.source, raw.index, raw.data, "ClusterQueue", namespaced=False)
     spec = meta.root.get("spec")
+    spec.mapping()
     cohort = _version_field(spec, version, {"v1beta1": "cohort", "v1beta2": "cohortName"})
-    quotas = _resource_groups(spec.get("resourceGroups"), cohort is not None)
+    groups = spec.get("resourceGroups")
+    check_resource_group_shape(groups, cluster_queue=True)
+    quotas = _resource_groups(groups, cohort is not None)
     preemption = _preemption(meta, spec.get("preemption"))
     weight = _weight(spec)
-    mode = spec.get("admissionScope").get("admissionMode").choice(_ADMISSION_MODES, "NoAdmissionFairSharing")
-    return meta.build(
+    modes = _ADMISSION_MODES if version == "v1beta2" else ()
+    mode_field = spec.get("admissionScope").get("admissionMode")
+    mode = mode_field.choice(modes, "NoAdmissionFairSharing") if modes else mode_field.string()
+    settings = cluster_queue_settings(meta, spec, version, list(dict.fromkeys(fr.flavor for fr in quotas)))
+    cq = meta.build(
         "spec",
         lambda: ClusterQueue(
             name=meta.name,
@@ -171,6 +187,7 @@ def parse_cluster_queue(raw: RawObject, version: str) -> ClusterQueue:
             admission_scope_usage_based=mode == "UsageBasedAdmissionFairSharing",
         ),
     )
+    return cq, settings
 
 
 def _preemption(meta: Meta, p: Field) -> ClusterQueuePreemption:
@@ -195,10 +212,18 @@ def parse_cohort(raw: RawObject, version: str) -> Cohort:
     """A Cohort (DM-5): parent, its own resource groups, fair-sharing weight."""
     meta = open_object(raw.source, raw.index, raw.data, "Cohort", namespaced=False)
     spec = meta.root.get("spec")
+    spec.mapping()
+    # The parent is ``parentName`` in both beta versions; only the old v1alpha1 (Kueue <= 0.12)
+    # spelled it ``parent``, which reads as parentName (API-31, docs/decisions.md).
     parent = _version_field(
-        spec, "v1beta1" if version == "v1alpha1" else version, {"v1beta1": "parent", "v1beta2": "parentName"}
+        spec,
+        "v1alpha1" if version == "v1alpha1" else "v1beta2",
+        {"v1alpha1": "parent", "v1beta2": "parentName"},
+        shown=version,
     )
-    quotas = _resource_groups(spec.get("resourceGroups"), parent is not None)
+    groups = spec.get("resourceGroups")
+    check_resource_group_shape(groups, cluster_queue=False)
+    quotas = _resource_groups(groups, parent is not None, cohort=True)
     weight = _weight(spec)
     return meta.build("spec", lambda: Cohort(name=meta.name, parent=parent, quotas=quotas, fair_weight=weight))
 
@@ -206,13 +231,28 @@ def parse_cohort(raw: RawObject, version: str) -> Cohort:
 def parse_local_queue(raw: RawObject, version: str) -> LocalQueue:
     """A LocalQueue: ``namespace/name`` to ``spec.clusterQueue``."""
     meta = open_object(raw.source, raw.index, raw.data, "LocalQueue", namespaced=True)
-    cq = meta.root.get("spec").get("clusterQueue").string(required=True)
-    return LocalQueue(name=meta.name, namespace=meta.namespace, cluster_queue=cq)
+    spec = meta.root.get("spec")
+    spec.mapping()
+    cq = spec.get("clusterQueue").string(required=True)
+    stop = spec.get("stopPolicy").choice(("None", "Hold", "HoldAndDrain"), "None")
+    weight = spec.get("fairSharing").get("weight").quantity()  # not validated by Kueue (API-16)
+    return LocalQueue(
+        name=meta.name,
+        namespace=meta.namespace,
+        cluster_queue=cq,
+        stop_policy=stop,
+        fair_weight=1.0 if weight is None else float(weight),
+    )
 
 
 def parse_resource_flavor(raw: RawObject, version: str) -> str:
-    """A ResourceFlavor: only its name matters to preemption."""
-    return open_object(raw.source, raw.index, raw.data, "ResourceFlavor", namespaced=False).name
+    """A ResourceFlavor: only its name matters to preemption (the spec is validated)."""
+    return read_resource_flavor(raw, version).name
+
+
+def read_resource_flavor(raw: RawObject, version: str) -> ResourceFlavorSpec:
+    """A ResourceFlavor with its node labels, taints, tolerations and topology (API-18)."""
+    return resource_flavor_spec(open_object(raw.source, raw.index, raw.data, "ResourceFlavor", namespaced=False))
 
 
 def parse_workload_priority_class(raw: RawObject, version: str) -> WorkloadPriorityClass:
@@ -220,6 +260,9 @@ def parse_workload_priority_class(raw: RawObject, version: str) -> WorkloadPrior
     meta = open_object(raw.source, raw.index, raw.data, "WorkloadPriorityClass", namespaced=False)
     value = meta.root.get("value").integer(required=True)
     assert value is not None
+    description = meta.root.get("description").string()
+    if version == "v1beta2" and len(description) > 2048:
+        meta.root.get("description").fail(f"longer than 2048 characters (API-20)")
     policy = meta.root.get("preemptionPolicy").choice(("Always", "Never"), "Always")
     return WorkloadPriorityClass(name=meta.name, value=value, preemption_policy=policy)
 
@@ -242,6 +285,7 @@ def parse_workload(raw: RawObject, version: str) -> LoadedWorkload:
     spec = meta.root.get("spec")
     spec.mapping()
     pod_sets = _spec_pod_sets(spec.get("podSets"))
+    _workload_spec_extras(spec, version)
     status = meta.root.get("status")
     conditions = _conditions(status.get("conditions"))
     by_type = {c.type: c for c in conditions}
@@ -251,9 +295,10 @@ def parse_workload(raw: RawObject, version: str) -> LoadedWorkload:
     cluster_queue = ""
     usage: list[PodSetUsage] = []
     if admission.present:
-        cluster_queue, usage = _admission(admission, pod_sets)
+        cluster_queue, usage = _admission(admission, pod_sets, reserved is not None and reserved.is_true)
     elif reserved is not None and reserved.is_true:
         admission.fail("required when the QuotaReserved condition is True")
+    _workload_status_extras(status, version)
     elastic = annotations.get(ELASTIC_ANNOTATION) == "true"
     reclaimable = _reclaimable_pods(status.get("reclaimablePods"), pod_sets, elastic)
     cost = status.get("preemptionCost").quantity()
@@ -365,12 +410,46 @@ def _class_ref(spec: Field, version: str) -> PriorityClassRef | None:
     return PriorityClassRef(name=name, kind=kind, group=group)
 
 
+def _workload_spec_extras(spec: Field, version: str) -> None:
+    """Spec fields preemption does not read, validated as Kueue's API does (API-21..API-23)."""
+    seconds = spec.get("maximumExecutionTimeSeconds").integer(low=1)
+    del seconds  # SC-BO-4 (not modelled): read for validation only
+    gates = spec.get("preemptionGates")
+    if version == "v1beta1" and gates.present:
+        gates.fail("is a v1beta2 field; v1beta1 has no preemptionGates")
+    items = gates.list()
+    if len(items) > 8:
+        gates.fail(f"has {len(items)} gates, at most 8")
+    for g in items:
+        name = g.get("name").string(required=True)
+        if len(name) > 63:
+            g.get("name").fail("longer than 63 characters")
+    # API-23 (priority required with a class) is not enforced: a hand-written workload without
+    # spec.priority takes its class's value, as Kueue sets it at creation (docs/decisions.md).
+
+
+def _workload_status_extras(status: Field, version: str) -> None:
+    """Status fields preemption does not read, validated (API-5, API-30)."""
+    requeue = status.get("requeueState")
+    requeue.get("count").integer(low=0)
+    requeue.get("requeueAt").time()
+    own, other = "accumulatedPastExecutionTimeSeconds", "accumulatedPastExexcutionTimeSeconds"
+    if version == "v1beta1":
+        own, other = other, own  # the v1beta1 field is misspelt (API-30)
+    if status.has(other):
+        status.get(other).fail(f"is the {'v1beta1' if version == 'v1beta2' else 'v1beta2'} spelling; in {version} it is status.{own}")
+    status.get(own).integer(low=0)
+
+
 def _spec_pod_sets(field: Field) -> list[PodSetRequests]:
     items = field.list(required=True)
     if not items:
         field.fail("must hold at least one pod set")
+    if len(items) > MAX_POD_SETS:
+        field.fail(f"has {len(items)} pod sets, at most {MAX_POD_SETS} (API-21)")
     out: list[PodSetRequests] = []
     names: set[str] = set()
+    partial = None
     for ps in items:
         name_field = ps.get("name")
         name = name_field.string() or "main"
@@ -378,6 +457,14 @@ def _spec_pod_sets(field: Field) -> list[PodSetRequests]:
             name_field.fail(f"pod set {name!r} is listed twice")
         names.add(name)
         count = ps.get("count").integer(low=0)
+        min_count_field = ps.get("minCount")
+        min_count = min_count_field.integer(low=1)
+        if min_count is not None:  # API-22
+            if partial is not None:
+                min_count_field.fail(f"only one pod set may set minCount; pod set {partial!r} does already (API-22)")
+            partial = name
+            if min_count > (1 if count is None else count):
+                min_count_field.fail(f"{min_count} is more than the pod set's count (API-22)")
         template = ps.get("template")
         if not template.present:
             template.fail("required field is missing")
@@ -453,19 +540,28 @@ def _conditions(field: Field) -> list[Condition]:
     return out
 
 
-def _admission(admission: Field, pod_sets: list[PodSetRequests]) -> tuple[str, list[PodSetUsage]]:
+def _admission(admission: Field, pod_sets: list[PodSetRequests], reserved: bool) -> tuple[str, list[PodSetUsage]]:
     admission.mapping()
     cq = admission.get("clusterQueue").string(required=True)
     counts = {ps.name: ps.count for ps in pod_sets}
     usage: list[PodSetUsage] = []
-    for psa in admission.get("podSetAssignments").list():
+    assignments = admission.get("podSetAssignments")
+    seen: set[str] = set()
+    for psa in assignments.list():
         name_field = psa.get("name")
         name = name_field.string() or "main"
         if name not in counts:
             name_field.fail(f"no pod set {name!r} in spec.podSets")
+        if name in seen:
+            name_field.fail(f"pod set {name!r} is assigned twice (API-26)")
+        seen.add(name)
         count = psa.get("count").integer(low=0)
         amounts: dict[str, int] = {}
-        for r, q in psa.get("resourceUsage").quantity_map().items():
+        usage_field = psa.get("resourceUsage")
+        for r, q in usage_field.quantity_map().items():
+            if count and (q * (1000 if r == "cpu" else 1)) % count:  # API-26: a multiple of count
+                unit = "millicores" if r == "cpu" else "units"
+                usage_field.get(r).fail(f"is not a multiple of the assignment count {count} (in {unit}, API-26)")
             amounts[r] = amount_add(amounts.get(r, 0), request_amount(q, r))
         usage.append(
             PodSetUsage(
@@ -475,6 +571,9 @@ def _admission(admission: Field, pod_sets: list[PodSetRequests]) -> tuple[str, l
                 usage=amounts,
             )
         )
+    if reserved and len(seen) != len(counts):  # API-26
+        missing = [n for n in counts if n not in seen]
+        assignments.fail(f"needs one assignment per spec pod set while QuotaReserved is True; missing {missing}")
     return cq, usage
 
 

@@ -12,7 +12,20 @@ from .._frozen import FrozenMap, frozen_map
 from ..errors import InvalidModel
 from ..model import PodSetUsage, Workload
 
-__all__ = ["LocalQueue", "PodSetRequests", "LoadedWorkload", "PriorityClass"]
+__all__ = [
+    "AdmissionCheckRule",
+    "ClusterQueueSettings",
+    "FlavorFungibility",
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "LoadedWorkload",
+    "LocalQueue",
+    "PodSetRequests",
+    "PriorityClass",
+    "ResourceFlavorSpec",
+    "Taint",
+    "Toleration",
+]
 
 
 @attrs.frozen
@@ -22,6 +35,10 @@ class LocalQueue:
     name: str
     namespace: str
     cluster_queue: str
+    stop_policy: str = "None"
+    """``spec.stopPolicy``: ``None``, ``Hold`` or ``HoldAndDrain`` (API-19)."""
+    fair_weight: float = 1.0
+    """``spec.fairSharing.weight`` (not validated by Kueue, SC-AFS-3)."""
 
     @property
     def key(self) -> str:
@@ -147,3 +164,117 @@ class PriorityClass:
     value: int
     preemption_policy: str = "PreemptLowerPriority"
     global_default: bool = False
+
+
+# --------------------------------------------------------------------------- flavor-assignment inputs
+# What the loader reads and validates for flavor assignment and queueing but the core model has
+# no place for yet (kueue-api-fields.md §1): kept here so that dumps load, bad ones are
+# rejected, and an integration step can map them into the model later.
+
+
+def _str_tuple(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class Taint:
+    """A ResourceFlavor ``spec.nodeTaints`` entry."""
+
+    key: str
+    value: str = ""
+    effect: str = "NoSchedule"
+
+
+@attrs.frozen
+class Toleration:
+    """A toleration (ResourceFlavor ``spec.tolerations``), after defaulting (API-18)."""
+
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+
+def _taints(value: Iterable[Taint]) -> tuple[Taint, ...]:
+    return tuple(value)
+
+
+def _tolerations(value: Iterable[Toleration]) -> tuple[Toleration, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class ResourceFlavorSpec:
+    """A ResourceFlavor's spec (API-18): node labels, taints, tolerations, topology."""
+
+    name: str
+    node_labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
+    node_taints: tuple[Taint, ...] = attrs.field(default=(), converter=_taints)
+    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_tolerations)
+    topology_name: str | None = None
+
+
+@attrs.frozen
+class FlavorFungibility:
+    """``spec.flavorFungibility`` after defaulting and v1beta1 conversion (API-2, API-15, API-30)."""
+
+    when_can_borrow: str = "MayStopSearch"
+    when_can_preempt: str = "TryNextFlavor"
+    preference: str | None = None
+
+
+@attrs.frozen
+class AdmissionCheckRule:
+    """One admission check of a ClusterQueue (``admissionChecksStrategy`` or v1beta1
+    ``admissionChecks``); ``on_flavors`` empty = every flavor."""
+
+    name: str
+    on_flavors: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+
+
+def _rules(value: Iterable[AdmissionCheckRule]) -> tuple[AdmissionCheckRule, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class LabelSelectorRequirement:
+    key: str
+    operator: str
+    values: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+
+
+def _requirements(value: Iterable[LabelSelectorRequirement]) -> tuple[LabelSelectorRequirement, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class LabelSelector:
+    """A Kubernetes label selector (``{}`` matches everything)."""
+
+    match_labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
+    match_expressions: tuple[LabelSelectorRequirement, ...] = attrs.field(default=(), converter=_requirements)
+
+
+@attrs.frozen
+class ClusterQueueSettings:
+    """What a ClusterQueue manifest holds besides quotas and preemption (kueue-api-fields.md
+    §1.3, API-2, API-17): queueing, stop policy, namespace selector (``None`` matches no
+    namespace), flavor fungibility, admission checks, and whether it is being deleted."""
+
+    name: str
+    queueing_strategy: str = "BestEffortFIFO"
+    stop_policy: str = "None"
+    namespace_selector: LabelSelector | None = None
+    flavor_fungibility: FlavorFungibility = FlavorFungibility()
+    admission_checks: tuple[AdmissionCheckRule, ...] = attrs.field(default=(), converter=_rules)
+    terminating: bool = False
+
+    @property
+    def active(self) -> bool:
+        """Not stopped and not being deleted (SC-ST-4; missing flavors/checks not considered)."""
+        return self.stop_policy == "None" and not self.terminating
