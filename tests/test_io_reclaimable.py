@@ -178,7 +178,7 @@ def _scenario(tmp_path: Path) -> Path:
     """CQ of 6 CPUs. low (priority 1) holds 2; mid (priority 2) was admitted with 4 pods of which
     2 finished (reclaimable), so it holds 2. Kueue: 4 used, 2 free; the pending 3-CPU workload
     needs 1 more, and preempting low is enough. Counting all of mid's pods (6 used), low's 2 are
-    not enough, so mid goes and low is filled back (CL-GEN fill-back): a different target."""
+    not enough, so mid goes and low is filled back (FB-1): a different target."""
     path = tmp_path / "dump.json"
     path.write_text(
         dump_json(
