@@ -14,7 +14,8 @@ import pytest
 
 from kueue_preempt import FlavorResource
 from kueue_preempt.io import ManifestError, dump_text, parse_dump
-from kueue_preempt.io.objects import AdmissionCheckRule, FlavorFungibility, LabelSelector, Taint, Toleration
+from kueue_preempt.io.objects import AdmissionCheckRule, FlavorFungibility, Taint, Toleration
+from kueue_preempt.podgroup import LabelSelector
 
 Obj = dict[str, Any]
 KUEUE = "kueue.x-k8s.io"

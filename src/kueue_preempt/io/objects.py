@@ -11,13 +11,12 @@ import attrs
 from .._frozen import FrozenMap, frozen_map
 from ..errors import InvalidModel
 from ..model import PodSetUsage, Workload
+from ..podgroup import LabelSelector
 
 __all__ = [
     "AdmissionCheckRule",
     "ClusterQueueSettings",
     "FlavorFungibility",
-    "LabelSelector",
-    "LabelSelectorRequirement",
     "LoadedWorkload",
     "LocalQueue",
     "PodSetRequests",
@@ -242,29 +241,11 @@ def _rules(value: Iterable[AdmissionCheckRule]) -> tuple[AdmissionCheckRule, ...
 
 
 @attrs.frozen
-class LabelSelectorRequirement:
-    key: str
-    operator: str
-    values: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
-
-
-def _requirements(value: Iterable[LabelSelectorRequirement]) -> tuple[LabelSelectorRequirement, ...]:
-    return tuple(value)
-
-
-@attrs.frozen
-class LabelSelector:
-    """A Kubernetes label selector (``{}`` matches everything)."""
-
-    match_labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
-    match_expressions: tuple[LabelSelectorRequirement, ...] = attrs.field(default=(), converter=_requirements)
-
-
-@attrs.frozen
 class ClusterQueueSettings:
     """What a ClusterQueue manifest holds besides quotas and preemption (kueue-api-fields.md
     §1.3, API-2, API-17): queueing, stop policy, namespace selector (``None`` matches no
-    namespace), flavor fungibility, admission checks, and whether it is being deleted."""
+    namespace; the selector type is the one PDBs use), flavor fungibility, admission checks,
+    and whether it is being deleted."""
 
     name: str
     queueing_strategy: str = "BestEffortFIFO"
