@@ -322,3 +322,57 @@ def test_writer_spells_the_parent_as_parent_name_in_v1beta1() -> None:
     (written,) = json.loads(text)["items"]
     assert written["spec"] == {"parentName": "root"}
     assert parse_dump(text).cohorts[0].parent == "root"
+
+
+# --------------------------------------------------------------------------- pod templates (§1.8)
+
+
+def _template_pod_set(**pod_spec: Any) -> Obj:
+    spec: Obj = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}
+    spec.update(pod_spec)
+    return {"name": "main", "count": 1, "template": {"spec": spec}}
+
+
+def test_pod_set_scheduling_fields_are_read() -> None:
+    """FAS-5 inputs: nodeSelector, required node affinity (matchFields dropped), tolerations;
+    FAS-18: the pod-set group name; API-22: minCount."""
+    ps_obj = _template_pod_set(
+        nodeSelector={"pool": "spot"},
+        affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}], "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]},
+            {"matchExpressions": [{"key": "gpu", "operator": "Gt", "values": ["2"]}]},
+        ]}}},
+        tolerations=[{"key": "spot", "operator": "Exists", "effect": "NoSchedule"}],
+    )
+    ps_obj.update(count=4, minCount=2, topologyRequest={"podSetGroupName": "g1"})
+    (ps,) = load(wl(pod_sets=[ps_obj])).workloads[0].pod_sets
+    assert dict(ps.node_selector) == {"pool": "spot"} and ps.min_count == 2 and ps.pod_set_group_name == "g1"
+    assert [[(r.key, r.operator, r.values) for r in term] for term in ps.node_affinity] == [
+        [("zone", "In", ("a", "b"))],
+        [("gpu", "Gt", ("2",))],
+    ]
+    assert ps.tolerations == (Toleration("spot", "Exists", "", "NoSchedule"),)
+
+
+def test_pod_level_resources_replace_the_container_sum() -> None:
+    """§1.8 / FAS-1: a pod-level request for cpu or memory replaces the containers' value,
+    other resources keep the container sum; overhead is added after."""
+    ps_obj = _template_pod_set(resources={"requests": {"cpu": "3"}, "limits": {"memory": "4Gi"}}, overhead={"cpu": "100m"})
+    ps_obj["template"]["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu"] = "1"
+    (ps,) = load(wl(pod_sets=[ps_obj])).workloads[0].pod_sets
+    assert dict(ps.requests) == {"cpu": 3100, "memory": 4 * 2**30, "example.com/gpu": 1}
+
+
+@pytest.mark.parametrize(
+    "pod_spec,where,reason",
+    [
+        ({"containers": [{"name": "c", "resources": {"requests": {"pods": "1"}}}]}, "spec.podSets[0].template.spec.containers[0].resources.requests.pods", "cannot be requested (API-24)"),
+        ({"containers": [{"name": "c"}], "resources": {"limits": {"pods": "1"}}}, "spec.podSets[0].template.spec.resources.limits.pods", "cannot be requested (API-24)"),
+        ({"containers": [{"name": "c"}], "tolerations": [{"operator": "Equal", "value": "x"}]}, "spec.podSets[0].template.spec.tolerations[0].operator", "must be Exists when key is empty"),
+        ({"containers": [{"name": "c"}], "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "a", "operator": "Gt", "values": []}]}]}}}}, "matchExpressions[0].values", "must hold exactly one integer for operator Gt"),
+    ],
+)
+def test_pod_template_rejections(pod_spec: Obj, where: str, reason: str) -> None:
+    obj = wl(pod_sets=[{"name": "main", "count": 1, "template": {"spec": pod_spec}}])
+    message = rejected(obj)
+    assert "Workload ns/w: " in message and where in message and reason in message

@@ -39,7 +39,14 @@ from ..priority import BOOST_ANNOTATION, parse_boost
 ELASTIC_ANNOTATION = "kueue.x-k8s.io/elastic-job"
 from ..quantity import amount_add, quota_amount, request_amount
 from ._fields import Field, Meta, open_object
-from .kueue_settings import MAX_POD_SETS, check_resource_group_shape, cluster_queue_settings, resource_flavor_spec
+from ..podgroup import LabelSelectorRequirement
+from .kueue_settings import (
+    MAX_POD_SETS,
+    check_resource_group_shape,
+    cluster_queue_settings,
+    resource_flavor_spec,
+    toleration,
+)
 from .objects import ClusterQueueSettings, LoadedWorkload, LocalQueue, PodSetRequests, ResourceFlavorSpec
 from .read import RawObject
 
@@ -468,17 +475,73 @@ def _spec_pod_sets(field: Field) -> list[PodSetRequests]:
         template = ps.get("template")
         if not template.present:
             template.fail("required field is missing")
-        out.append(PodSetRequests(name=name, count=1 if count is None else count, requests=pod_requests(template.get("spec"))))
+        pod_spec = template.get("spec")
+        _no_pods_resource(pod_spec)
+        group = ps.get("topologyRequest").get("podSetGroupName")
+        if len(group.string()) > 256:
+            group.fail("longer than 256 characters")
+        out.append(
+            PodSetRequests(
+                name=name,
+                count=1 if count is None else count,
+                requests=pod_requests(pod_spec, pod_level=True),
+                min_count=min_count,
+                node_selector=pod_spec.get("nodeSelector").string_map(),
+                node_affinity=_required_node_affinity(pod_spec.get("affinity")),
+                tolerations=[toleration(t) for t in pod_spec.get("tolerations").list()],
+                pod_set_group_name=group.optional_string(),
+            )
+        )
     return out
 
 
-def pod_requests(pod_spec: Field) -> dict[str, int]:
+def _no_pods_resource(pod_spec: Field) -> None:
+    """API-24: ``pods`` may not be requested by a container, init container or the pod."""
+    holders = pod_spec.get("containers").list() + pod_spec.get("initContainers").list() + [pod_spec]
+    for holder in holders:
+        resources = holder.get("resources")
+        for key in ("requests", "limits"):
+            field = resources.get(key)
+            if field.has("pods"):
+                field.get("pods").fail("the resource 'pods' cannot be requested (API-24)")
+
+
+_NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+def _required_node_affinity(affinity: Field) -> list[list[LabelSelectorRequirement]]:
+    """FAS-5: the ``matchExpressions`` of each required ``nodeSelectorTerms`` entry
+    (``matchFields`` are not flavor labels and are dropped)."""
+    required = affinity.get("nodeAffinity").get("requiredDuringSchedulingIgnoredDuringExecution")
+    terms = []
+    for term in required.get("nodeSelectorTerms").list():
+        expressions = []
+        for e in term.get("matchExpressions").list():
+            key = e.get("key").string(required=True)
+            op = e.get("operator").choice(_NODE_OPERATORS, "")
+            if not op:
+                e.get("operator").fail("required field is missing")
+            values = [v.string() for v in e.get("values").list()]
+            if op in ("In", "NotIn") and not values:
+                e.get("values").fail(f"must not be empty for operator {op}")
+            if op in ("Exists", "DoesNotExist") and values:
+                e.get("values").fail(f"must be empty for operator {op}")
+            if op in ("Gt", "Lt") and len(values) != 1:
+                e.get("values").fail(f"must hold exactly one integer for operator {op}")
+            expressions.append(LabelSelectorRequirement(key=key, operator=op, values=values))
+        terms.append(expressions)
+    return terms
+
+
+def pod_requests(pod_spec: Field, *, pod_level: bool = False) -> dict[str, int]:
     """Kubernetes' pod request (per pod) of a pod spec, as amounts (Q-1).
 
     ``max(sum(containers) + sum(sidecars), max over init containers of (init + sidecars started
     before it)) + overhead``; sidecars are init containers with ``restartPolicy: Always``. A
     container limit stands in for a missing request (the API server's defaulting). Summed as
-    exact quantities, converted to an amount once.
+    exact quantities, converted to an amount once. With ``pod_level`` (Kueue's FAS-1, §1.8 of
+    kueue-api-fields.md) a pod-level ``resources`` request (or limit) for ``cpu``, ``memory`` or
+    ``hugepages-*`` replaces the container-derived value before the overhead is added.
     """
     total: dict[str, Fraction] = {}
     for c in pod_spec.get("containers").list():
@@ -498,6 +561,10 @@ def pod_requests(pod_spec: Field) -> dict[str, int]:
     _add(total, sidecars)
     for r, v in init_max.items():
         total[r] = max(total.get(r, Fraction(0)), v)
+    if pod_level:
+        for r, v in _container_requests(pod_spec).items():
+            if r in ("cpu", "memory") or r.startswith("hugepages-"):
+                total[r] = v
     _add(total, pod_spec.get("overhead").quantity_map())
     return {r: request_amount(v, r) for r, v in total.items()}
 

@@ -18,6 +18,7 @@ __all__ = [
     "resource_flavor_spec",
     "check_resource_group_shape",
     "label_selector",
+    "toleration",
     "MAX_POD_SETS",
 ]
 
@@ -202,7 +203,7 @@ def resource_flavor_spec(meta: Meta) -> ResourceFlavorSpec:
         taints.append(Taint(key=key, value=t.get("value").string(), effect=effect))
     if len(taints) > 8:
         taints_field.fail(f"has {len(taints)} taints, at most 8 (API-18)")
-    tolerations = [_toleration(t) for t in spec.get("tolerations").list()]
+    tolerations = [toleration(t) for t in spec.get("tolerations").list()]
     if len(tolerations) > 8:
         spec.get("tolerations").fail(f"has {len(tolerations)} tolerations, at most 8 (API-18)")
     topology = spec.get("topologyName").optional_string()
@@ -213,7 +214,8 @@ def resource_flavor_spec(meta: Meta) -> ResourceFlavorSpec:
     )
 
 
-def _toleration(t: Field) -> Toleration:
+def toleration(t: Field) -> Toleration:
+    """A toleration, defaulted and validated as the API server does (API-18; pods alike)."""
     key = t.get("key").string()
     if key:
         _label_key(t.get("key"), key)

@@ -11,7 +11,7 @@ import attrs
 from .._frozen import FrozenMap, frozen_map
 from ..errors import InvalidModel
 from ..model import PodSetUsage, Workload
-from ..podgroup import LabelSelector
+from ..podgroup import LabelSelector, LabelSelectorRequirement
 
 __all__ = [
     "AdmissionCheckRule",
@@ -52,6 +52,29 @@ def _amounts(value: Mapping[str, int]) -> FrozenMap[str, int]:
 
 
 @attrs.frozen
+class Toleration:
+    """A toleration (ResourceFlavor ``spec.tolerations``), after defaulting (API-18)."""
+
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+
+def _toleration_tuple(value: Iterable[Toleration]) -> tuple[Toleration, ...]:
+    return tuple(value)
+
+
+def _terms(value: Iterable[Iterable[LabelSelectorRequirement]]) -> tuple[tuple[LabelSelectorRequirement, ...], ...]:
+    return tuple(tuple(term) for term in value)
+
+
+def _selector_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(value)
+
+
+@attrs.frozen
 class PodSetRequests:
     """One ``spec.podSets`` entry: ``count`` pods, each requesting ``requests`` (amounts, Q-1).
 
@@ -63,6 +86,17 @@ class PodSetRequests:
     name: str = "main"
     count: int = attrs.field(default=1)
     requests: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
+    min_count: int | None = None
+    """``minCount``: partial admission (API-22, FAS-14); ``None`` = all pods or none."""
+    node_selector: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_selector_map)
+    """``template.spec.nodeSelector`` (FAS-5)."""
+    node_affinity: tuple[tuple[LabelSelectorRequirement, ...], ...] = attrs.field(default=(), converter=_terms)
+    """Required node affinity: the ``matchExpressions`` of each ``nodeSelectorTerms`` entry
+    (terms are ORed; ``matchFields`` are dropped, FAS-5)."""
+    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_toleration_tuple)
+    """``template.spec.tolerations`` (FAS-5)."""
+    pod_set_group_name: str | None = None
+    """``topologyRequest.podSetGroupName`` (FAS-18)."""
 
     @count.validator
     def _check_count(self, attribute: attrs.Attribute[int], value: int) -> None:
@@ -186,17 +220,6 @@ class Taint:
     key: str
     value: str = ""
     effect: str = "NoSchedule"
-
-
-@attrs.frozen
-class Toleration:
-    """A toleration (ResourceFlavor ``spec.tolerations``), after defaulting (API-18)."""
-
-    key: str = ""
-    operator: str = "Equal"
-    value: str = ""
-    effect: str = ""
-    toleration_seconds: int | None = None
 
 
 def _taints(value: Iterable[Taint]) -> tuple[Taint, ...]:
