@@ -376,3 +376,26 @@ def test_pod_template_rejections(pod_spec: Obj, where: str, reason: str) -> None
     obj = wl(pod_sets=[{"name": "main", "count": 1, "template": {"spec": pod_spec}}])
     message = rejected(obj)
     assert "Workload ns/w: " in message and where in message and reason in message
+
+
+@pytest.mark.parametrize(
+    "value,ok",
+    [("example.com/provisioner", True), ("example.com/a, example.org/b", True), ("", False), ("noprefix", False),
+     ("example.com/a,example.com/a", False), ("example.com/" + "x" * 60, False), ("example.com/a,,example.com/b", False)],
+)
+def test_admission_gated_by_annotation(value: str, ok: bool) -> None:
+    """API-25: distinct, non-empty, domain-prefixed names of at most 63 characters."""
+    obj = wl()
+    obj["metadata"]["annotations"] = {"kueue.x-k8s.io/admission-gated-by": value}
+    if ok:
+        assert load(obj).workloads[0].workload.annotations["kueue.x-k8s.io/admission-gated-by"] == value
+    else:
+        assert 'Workload ns/w: metadata.annotations["kueue.x-k8s.io/admission-gated-by"]: ' in rejected(obj)
+
+
+def test_admission_check_states() -> None:
+    obj = wl()
+    obj["status"] = {"admissionChecks": [{"name": "prov", "state": "Ready"}]}
+    assert load(obj).workloads[0].key == "ns/w"
+    obj["status"] = {"admissionChecks": [{"name": "prov", "state": "Done"}]}
+    assert "Workload ns/w: status.admissionChecks[0].state: 'Done' is not one of Pending, Ready, Retry, Rejected" in rejected(obj)

@@ -18,6 +18,7 @@ cohort is dropped would give wrong answers without a word.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from fractions import Fraction
 from ..model import (
@@ -37,6 +38,7 @@ from ..model import (
 from ..priority import BOOST_ANNOTATION, parse_boost
 
 ELASTIC_ANNOTATION = "kueue.x-k8s.io/elastic-job"
+GATED_BY_ANNOTATION = "kueue.x-k8s.io/admission-gated-by"
 from ..quantity import amount_add, quota_amount, request_amount
 from ._fields import Field, Meta, open_object
 from ..podgroup import LabelSelectorRequirement
@@ -289,6 +291,8 @@ def parse_workload(raw: RawObject, version: str) -> LoadedWorkload:
         if value == "" or parse_boost(value) is None:
             why = "empty; use 0 explicitly" if value == "" else "not an integer in the int32 range"
             md.get("annotations").get(BOOST_ANNOTATION).fail(f"invalid priority boost {value[:40]!r}: {why} (EP-7)")
+    if GATED_BY_ANNOTATION in annotations:
+        _admission_gated_by(md.get("annotations").get(GATED_BY_ANNOTATION), annotations[GATED_BY_ANNOTATION])
     spec = meta.root.get("spec")
     spec.mapping()
     pod_sets = _spec_pod_sets(spec.get("podSets"))
@@ -435,8 +439,40 @@ def _workload_spec_extras(spec: Field, version: str) -> None:
     # spec.priority takes its class's value, as Kueue sets it at creation (docs/decisions.md).
 
 
+_GATE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+
+
+def _admission_gated_by(field: Field, value: str) -> None:
+    """API-25 (gate ``AdmissionGatedBy``, on): distinct, non-empty, domain-prefixed names of at
+    most 63 characters, comma-separated."""
+    names = [n.strip() for n in value.split(",")]
+    seen: set[str] = set()
+    for name in names:
+        if not name:
+            field.fail("holds an empty gate name (API-25)")
+        if len(name) > 63 or not _GATE_NAME.fullmatch(name):
+            field.fail(f"{name[:70]!r} is not a domain-prefixed name of at most 63 characters (API-25)")
+        if name in seen:
+            field.fail(f"{name!r} is listed twice (API-25)")
+        seen.add(name)
+
+
+_CHECK_STATES = ("Pending", "Ready", "Retry", "Rejected")
+
+
 def _workload_status_extras(status: Field, version: str) -> None:
     """Status fields preemption does not read, validated (API-5, API-30)."""
+    conditions = status.get("conditions").list()
+    if len(conditions) > 16:
+        status.get("conditions").fail(f"has {len(conditions)} conditions, at most 16")
+    checks = status.get("admissionChecks").list()
+    if len(checks) > 8:
+        status.get("admissionChecks").fail(f"has {len(checks)} admission checks, at most 8")
+    for check in checks:
+        check.get("name").string(required=True)
+        state = check.get("state").choice(_CHECK_STATES, "")
+        if not state:
+            check.get("state").fail("required field is missing")
     requeue = status.get("requeueState")
     requeue.get("count").integer(low=0)
     requeue.get("requeueAt").time()
