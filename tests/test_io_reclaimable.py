@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cli_helpers import run_cli
 from kueue_preempt import FlavorResource, Workload
@@ -105,6 +107,26 @@ def test_model_divides_like_kueue_before_multiplying() -> None:
     """DM-7: integer division first (10 over 3 pods is 3 per pod), so 2 pods left use 6."""
     ps = PodSetUsage(name="main", count=3, flavors={"cpu": "default"}, usage={"cpu": 10})
     assert Workload("w", pod_sets=[ps], reclaimable_pods={"main": 1}).usage[CPU] == 6
+
+
+@given(
+    count=st.integers(min_value=0, max_value=50),
+    per_pod=st.integers(min_value=0, max_value=10**6),
+    extra=st.integers(min_value=0, max_value=49),
+    reclaimable=st.integers(min_value=0, max_value=60),
+)
+def test_scaled_usage_is_per_pod_times_pods_left_and_never_grows(count: int, per_pod: int, extra: int, reclaimable: int) -> None:
+    """DM-7 invariant: with r reclaimable of n admitted pods, usage = (usage div n) x (n - min(r, n))
+    when that is fewer pods, never more than the unscaled usage, and 0 reclaimable changes nothing."""
+    usage = per_pod * count + (extra % count if count else 0)
+    ps = PodSetUsage(name="main", count=count, flavors={"cpu": "default"}, usage={"cpu": usage})
+    plain = Workload("w", pod_sets=[ps]).usage[CPU]
+    scaled = Workload("w", pod_sets=[ps], reclaimable_pods={"main": reclaimable}).usage[CPU]
+    kept = count - min(reclaimable, count)
+    assert plain == usage
+    assert scaled <= plain
+    assert scaled == (usage if kept == count else (usage // count) * kept)
+    assert Workload("w", pod_sets=[ps], reclaimable_pods={"main": 0}).usage[CPU] == plain
 
 
 def test_model_rejects_negative_reclaimable_counts() -> None:

@@ -3,10 +3,12 @@
 Input is untrusted (a dump of someone else's cluster), so reading is bounded by
 :class:`Limits`: bytes per input, documents per input, objects in total, nesting depth, and
 the number of nodes a document may expand to through YAML aliases (a "billion laughs"
-document is rejected after a walk proportional to its size). YAML goes through
-``yaml.safe_load_all`` only (no arbitrary tags, no code); JSON through :mod:`json` with
-floats kept as exact :class:`~decimal.Decimal` values, ``NaN``/``Infinity`` and duplicate keys
-rejected.
+document is rejected after a walk proportional to its size). YAML is built straight from the
+safe parser's events by :mod:`._yaml` (no arbitrary tags, no code, no node graph), which applies
+those bounds while the events arrive; JSON goes through :mod:`json` with floats kept as exact
+:class:`~decimal.Decimal` values, and the same bounds checked by an iterative walk. The two
+formats share one rule per mistake: duplicate keys, number literals over
+:data:`~._yaml.MAX_NUMBER_DIGITS` characters and ``NaN``/``Infinity`` are rejected.
 """
 
 from __future__ import annotations
