@@ -248,8 +248,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", type=Path, default=Path("/tmp/kp-load"))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--generate-only", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="smoke run: 1,000 workloads, one run each")
     parser.add_argument("--out", type=Path, default=None, help="write load.json and load.md here")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.workloads, args.runs = 1000, 1
     yaml_path, json_path = generate(args.dir, args.workloads)
     for p in (yaml_path, json_path):
         print(f"{p}: {p.stat().st_size / 1e6:.1f} MB, {args.workloads} workloads")
