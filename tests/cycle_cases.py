@@ -33,7 +33,7 @@ from kueue_preempt.cycle import (
     ClusterState,
     CycleConfig,
     CycleResult,
-    LabelRequirement,
+    LabelSelectorRequirement,
     LabelSelector,
     LimitRange,
     LocalQueue,
@@ -98,7 +98,7 @@ def _selector(s: Case | None) -> LabelSelector | None:
         return None
     return LabelSelector(
         s.get("matchLabels") or {},
-        [LabelRequirement(e["key"], e["operator"], e.get("values") or ()) for e in s.get("matchExpressions") or ()],
+        [LabelSelectorRequirement(e["key"], e["operator"], e.get("values") or ()) for e in s.get("matchExpressions") or ()],
     )
 
 
