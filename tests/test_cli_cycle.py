@@ -170,3 +170,20 @@ def test_explain_notes_a_cohort_head_taking_capacity(tmp_path: Path) -> None:
     c = run_cli("cycle", str(path), "--now", NOW, "-o", "json")
     results = [(x["workload"], x["outcome"]) for x in json.loads(c.stdout)["cycles"][0]["results"]]
     assert results == [("ns/wb", "Admitted"), ("ns/wa", "Skipped")]
+
+
+def test_namespace_labels_and_selector_from_the_dump(tmp_path: Path) -> None:
+    """SC-NOM-1 3b through the loader: the ClusterQueue selects team=a, the Namespace object
+    says team=b, so the head is rejected and parked (NamespaceMismatch is never immediate)."""
+    doc = json.loads(Path(_dump(tmp_path)).read_text())
+    for item in doc["items"]:
+        if item["kind"] == "ClusterQueue":
+            item["spec"]["namespaceSelector"] = {"matchLabels": {"team": "a"}}
+    doc["items"].append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns", "labels": {"team": "b"}}})
+    path = tmp_path / "ns.json"
+    path.write_text(json.dumps(doc))
+    r = run_cli("cycle", str(path), "--now", NOW, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    (res,) = json.loads(r.stdout)["cycles"][0]["results"]
+    assert (res["workload"], res["outcome"], res["queue"], res["reason"]) == ("ns/high", "Rejected", "inadmissible", "Misconfigured")
+    assert res["message"] == "workload namespace doesn't match ClusterQueue selector"
