@@ -17,6 +17,7 @@ from ._context import Candidate, DecisionContext, workloads_in_order
 from .config import FairSharingConfig, FairSharingStrategy, PreemptionConfig
 from .drs import NEGATIVE_SHARE, DominantResourceShare, compare_drs, dominant_resource_share, format_share
 from .fill_back import fill_back
+from ._entries import split_sorted
 from .index import CandidateIndex
 from .model import Assignment, FlavorResource, PreemptionPolicy, PreemptionReason, Target, Workload
 from .ordering import sort_by_ordering
@@ -137,7 +138,12 @@ def _candidates(ctx: DecisionContext) -> dict[QuotaNode, CandidateQueue]:
     sources: list[tuple[QuotaNode, PreemptionPolicy, str]] = []
     if prem.within_cluster_queue is not PreemptionPolicy.NEVER:
         sources.append((ctx.node, prem.within_cluster_queue, "FS-CAND-1"))
-    if ctx.node.parent is not None and prem.reclaim_within_cohort is not PreemptionPolicy.NEVER:
+    if ctx.node.parent is not None and prem.reclaim_within_cohort is not PreemptionPolicy.NEVER and ctx.fast:
+        # The snapshot keeps the tree's over-nominal queues per FlavorResource (issue 18).
+        for node in Snapshot.borrowing_queues(ctx.node.root, frnp):
+            if node is not ctx.node:
+                sources.append((node, prem.reclaim_within_cohort, "FS-CAND-2"))
+    elif ctx.node.parent is not None and prem.reclaim_within_cohort is not PreemptionPolicy.NEVER:
         for node in ctx.snapshot.subtree(ctx.node.root):
             if not node.is_cluster_queue or node is ctx.node:
                 continue
@@ -149,6 +155,8 @@ def _candidates(ctx: DecisionContext) -> dict[QuotaNode, CandidateQueue]:
     index = ctx.index
     if index is not None:
         return {node: CandidateQueue(_indexed(ctx, index, node, policy, rule)) for node, policy, rule in sources}
+    if ctx.entries and ctx.fast:
+        return {node: CandidateQueue(_stored(ctx, node, policy, rule)) for node, policy, rule in sources}
     out = [
         c
         for node, policy, rule in sources
@@ -166,8 +174,22 @@ def _indexed(
 ) -> Iterator[Candidate]:
     """One queue's eligible candidates, lazily, from the index (a function, not a generator
     expression, so that ``policy`` and ``rule`` are bound per queue)."""
+    bound = ctx.policy_bound(policy) if ctx.fast else None
+    snapshot = ctx.snapshot
     for evicted in (True, False):  # ORD-1: evicted first
-        for entry in index.entries(node, ctx.now, evicted):
+        for entry in snapshot.candidate_stream(index, node, ctx.frnp, ctx.now, evicted, bound):
+            c = ctx.candidate_from_entry(entry, node)
+            if _eligible(ctx, c, policy, rule):
+                yield c
+
+
+def _stored(ctx: DecisionContext, node: QuotaNode, policy: PreemptionPolicy, rule: str) -> Iterator[Candidate]:
+    """Default path: one queue's stored entries sorted (ORD-2 is constant inside a queue, so
+    entry order is candidate order), below the policy's priority bound, lazily classified."""
+    entries = ctx.snapshot.candidate_entries(node, ctx.frnp, ctx.now)
+    entries.sort()
+    for part in split_sorted(entries, ctx.policy_bound(policy)):
+        for entry in part:
             c = ctx.candidate_from_entry(entry, node)
             if _eligible(ctx, c, policy, rule):
                 yield c

@@ -9,12 +9,25 @@ inverse operations is what keeps GT-3 exact even when amounts saturate (DM-11, Q
 
 Every walk over the tree is iterative (paths are precomputed tuples), so a deep or malicious
 cohort chain cannot exhaust the interpreter stack.
+
+What decisions need is kept incrementally (issue 18), so that a decision touches only the
+workloads and queues it may act on:
+
+* every admitted workload's ordering entry (:mod:`kueue_preempt._entries`), computed once when
+  it enters, per ClusterQueue and FlavorResource (``QuotaNode.entries``);
+* per FlavorResource, which children of each cohort are over their (subtree) quota
+  (``QuotaNode.over_children``) and which ClusterQueues of each tree are
+  (``QuotaNode.over_queues`` on the root), updated by every usage write when it crosses the
+  quota, and restored with it;
+* optionally the :class:`~kueue_preempt.index.CandidateIndex` (sorted entries), owned here.
 """
 
 from __future__ import annotations
 
+import heapq
 from contextlib import contextmanager
-from typing import Iterable, Iterator, Mapping
+from datetime import datetime
+from typing import AbstractSet, Iterable, Iterator, Mapping
 
 from .config import PreemptionConfig
 from .errors import CohortCycle, DuplicateName, InputTooLarge, UnknownClusterQueue, UnknownCohort
@@ -27,7 +40,8 @@ from .model import (
     Workload,
     WorkloadPriorityClass,
 )
-from .index import CandidateIndex
+from ._entries import Entry, make_entry
+from .index import CandidateIndex, dedupe
 from .quantity import amount_add, amount_sub
 
 __all__ = ["QuotaNode", "Snapshot", "MAX_COHORT_DEPTH", "MAX_OBJECTS"]
@@ -67,6 +81,10 @@ class QuotaNode:
         "cohort",
         "workloads",
         "np_usage",
+        "entries",
+        "unreserved",
+        "over_children",
+        "over_queues",
     )
 
     def __init__(self, name: str, is_cluster_queue: bool) -> None:
@@ -87,6 +105,13 @@ class QuotaNode:
         self.cohort: Cohort | None = None
         self.workloads: dict[str, Workload] = {}
         self.np_usage: dict[FlavorResource, int] = {}
+        # Issue 18, see the module docstring. ``entries[fr][key]``: reserved workloads using fr.
+        self.entries: dict[FlavorResource, dict[str, Entry]] = {}
+        # Workloads without a reservation time sort as reserved "now" (ORD-5), which only a
+        # decision knows: their entries are built per decision (rare in practice).
+        self.unreserved: dict[str, Workload] = {}
+        self.over_children: dict[FlavorResource, set[QuotaNode]] = {}
+        self.over_queues: dict[FlavorResource, set[QuotaNode]] = {}
 
     @property
     def kind(self) -> str:
@@ -133,8 +158,12 @@ class Snapshot:
         self._lendable: dict[tuple[QuotaNode, str], int] = {}
         self._index: CandidateIndex | None = None
         # The index follows add/remove outside what-if blocks only; a change inside one makes
-        # it stale until the block restores the state it was built for.
+        # it stale until the block restores the state it was built for (a decision iterates
+        # its lists while it removes workloads inside such a block).
         self._index_valid = False
+        # The (priority boost, preemption cost) switches the stored entries were keyed with.
+        self._key_boost = False
+        self._key_cost = False
         self._classes: dict[str, WorkloadPriorityClass] = {}
         for wpc in priority_classes:
             if wpc.name in self._classes:
@@ -266,10 +295,12 @@ class Snapshot:
             node = self._queues.get(w.cluster_queue)
             if node is None:
                 raise UnknownClusterQueue(f"Workload {w.key}", "cluster_queue", w.cluster_queue)
-            if w.key in seen:
-                raise DuplicateName("Workload", w.key)
-            seen.add(w.key)
-            node.workloads[w.key] = w
+            key = w.key
+            if key in seen:
+                raise DuplicateName("Workload", key)
+            seen.add(key)
+            node.workloads[key] = w
+            self._enter(node, key, w)
             usage = node.usage
             for fr, v in w.usage.items():
                 usage[fr] = amount_add(usage.get(fr, 0), v)
@@ -286,6 +317,148 @@ class Snapshot:
                 for fr, v in child.usage.items():
                     u[fr] = amount_add(u.get(fr, 0), max(0, amount_sub(v, child.local_quota.get(fr, 0))))
             node.usage = u
+        for node in self._order:
+            sq = node.subtree_quota
+            for fr, v in node.usage.items():
+                if v > sq.get(fr, 0):
+                    self._mark_over(node, fr, True)
+
+    # ------------------------------------------------------------------ kept incrementally (issue 18)
+
+    def _enter(self, node: QuotaNode, key: str, w: Workload) -> Entry | None:
+        """Store ``w``'s entry (O(F)); the entry, or None while it has no reservation time."""
+        reserved = w.quota_reserved_at
+        if reserved is None:
+            node.unreserved[key] = w
+            return None
+        entry = make_entry(w, key, node.name, reserved, self._key_boost, self._key_cost)
+        by_fr = node.entries
+        for fr in w.used_flavor_resources:
+            d = by_fr.get(fr)
+            if d is None:
+                d = by_fr[fr] = {}
+            d[key] = entry
+        return entry
+
+    def _leave(self, node: QuotaNode, key: str, w: Workload) -> Entry | None:
+        """Drop ``w``'s entry (O(F)) and return it."""
+        if node.unreserved.pop(key, None) is not None:
+            return None
+        entry = None
+        for fr in w.used_flavor_resources:
+            entry = node.entries[fr].pop(key)
+        return entry
+
+    def _mark_over(self, node: QuotaNode, fr: FlavorResource, over: bool) -> None:
+        """``node`` went over (or back within) its quota on ``fr``: update the sets. O(1)."""
+        parent = node.parent
+        if parent is not None:
+            s = parent.over_children.get(fr)
+            if s is None:
+                s = parent.over_children[fr] = set()
+            if over:
+                s.add(node)
+            else:
+                s.discard(node)
+        if node.is_cluster_queue:
+            root = node.path[-1]
+            s = root.over_queues.get(fr)
+            if s is None:
+                s = root.over_queues[fr] = set()
+            if over:
+                s.add(node)
+            else:
+                s.discard(node)
+
+    def entries_match(self, config: PreemptionConfig) -> bool:
+        """Are the stored entries keyed as ``config`` orders candidates? (Not under AFS: ORD-3
+        is not a per-queue key, and its comparator needs the name order of CL-GEN-7a.)"""
+        return (
+            config.priority_boost == self._key_boost
+            and config.preemption_cost_enabled == self._key_cost
+            and not config.admission_fair_sharing
+        )
+
+    def _rekey(self, boost: bool, cost: bool) -> None:
+        """Recompute every entry for other (boost, cost) switches. O(n)."""
+        self._key_boost, self._key_cost = boost, cost
+        for node in self._queues.values():
+            node.entries = {}
+            node.unreserved = {}
+            for key, w in node.workloads.items():
+                self._enter(node, key, w)
+
+    def candidate_entries(
+        self, node: QuotaNode, frs: AbstractSet[FlavorResource], now: datetime
+    ) -> list[Entry]:
+        """Entries of ``node``'s workloads that use one of ``frs`` (POL-9), unsorted.
+
+        O(m) for the m such workloads; no key is computed except for unreserved workloads.
+        """
+        by_fr = node.entries
+        out: list[Entry]
+        if len(frs) == 1:
+            for fr in frs:
+                d = by_fr.get(fr)
+                out = list(d.values()) if d else []
+        else:
+            merged: dict[str, Entry] = {}
+            for fr in frs:
+                d = by_fr.get(fr)
+                if d:
+                    merged.update(d)
+            out = list(merged.values())
+        if node.unreserved:
+            out += self._unreserved_entries(node, frs, now, None)
+        return out
+
+    def _unreserved_entries(
+        self, node: QuotaNode, frs: AbstractSet[FlavorResource], now: datetime, evicted: bool | None
+    ) -> list[Entry]:
+        return [
+            make_entry(w, key, node.name, now, self._key_boost, self._key_cost)
+            for key, w in node.unreserved.items()
+            if not w.used_flavor_resources.isdisjoint(frs) and (evicted is None or w.evicted == evicted)
+        ]
+
+    def candidate_stream(
+        self,
+        index: CandidateIndex,
+        node: QuotaNode,
+        frs: AbstractSet[FlavorResource],
+        now: datetime,
+        evicted: bool,
+        bound: int | None,
+    ) -> Iterator[Entry]:
+        """``index``'s lazy stream of ``node``'s entries (see :meth:`CandidateIndex.stream`),
+        with the queue's unreserved workloads merged in at ``now``."""
+        stored = index.stream(node.name, frs, evicted, bound)
+        if not node.unreserved:
+            return stored
+        aside = sorted(
+            e for e in self._unreserved_entries(node, frs, now, evicted) if bound is None or e[1] < bound
+        )
+        return dedupe(heapq.merge(stored, aside)) if aside else stored
+
+    @staticmethod
+    def over_children(node: QuotaNode, frs: Iterable[FlavorResource]) -> set[QuotaNode]:
+        """Children of cohort ``node`` over their quota on some FlavorResource of ``frs`` (Q-11)."""
+        out: set[QuotaNode] = set()
+        for fr in frs:
+            s = node.over_children.get(fr)
+            if s:
+                out |= s
+        return out
+
+    @staticmethod
+    def borrowing_queues(root: QuotaNode, frs: Iterable[FlavorResource]) -> set[QuotaNode]:
+        """ClusterQueues of ``root``'s tree over nominal on some FlavorResource of ``frs`` (Q-11)."""
+        out: set[QuotaNode] = set()
+        for fr in frs:
+            s = root.over_queues.get(fr)
+            if s:
+                out |= s
+        return out
 
     # ------------------------------------------------------------------ lookups
 
@@ -329,10 +502,16 @@ class Snapshot:
         O(log n) per ``add_workload``/``remove_workload``.
         """
         config = config or PreemptionConfig()
+        if (config.priority_boost, config.preemption_cost_enabled) != (self._key_boost, self._key_cost):
+            self._rekey(config.priority_boost, config.preemption_cost_enabled)
         index = CandidateIndex(config.priority_boost, config.preemption_cost_enabled)
         for node in self._queues.values():
-            for w in node.workloads.values():
-                index.add(node, w)
+            seen: set[str] = set()
+            for d in node.entries.values():
+                for key, entry in d.items():
+                    if key not in seen:
+                        seen.add(key)
+                        index.add(entry)
         self._index = index
         self._index_valid = self._journal is None
         return index
@@ -345,7 +524,7 @@ class Snapshot:
     def index_for(self, config: PreemptionConfig) -> CandidateIndex | None:
         """The candidate index, if it is current and built for ``config``'s ordering key."""
         index = self._index
-        if index is None or not self._index_valid or not index.matches(config):
+        if index is None or not self._index_valid or not index.matches(config) or not self.entries_match(config):
             return None
         return index
 
@@ -483,10 +662,14 @@ class Snapshot:
     # ------------------------------------------------------------------ mutation (DM-11, Q-7)
 
     def _set(self, node: QuotaNode, fr: FlavorResource, value: int) -> None:
+        usage = node.usage
+        old = usage.get(fr)
         if self._journal is not None:
-            old = node.usage.get(fr)
             self._journal.append(("usage", node, fr, old))
-        node.usage[fr] = value
+        usage[fr] = value
+        sq = node.subtree_quota.get(fr, 0)
+        if ((old or 0) > sq) != (value > sq):
+            self._mark_over(node, fr, value > sq)
 
     def _track_np(self, node: QuotaNode, workload: Workload, sign: int) -> None:
         """NP-5: keep the ClusterQueue's non-preemptible usage in step with its workloads."""
@@ -527,14 +710,16 @@ class Snapshot:
         node = self._queues.get(workload.cluster_queue)
         if node is None:
             raise UnknownClusterQueue(f"Workload {workload.key}", "cluster_queue", workload.cluster_queue)
-        if workload.key in node.workloads:
-            raise DuplicateName("Workload", workload.key)
-        node.workloads[workload.key] = workload
+        key = workload.key
+        if key in node.workloads:
+            raise DuplicateName("Workload", key)
+        node.workloads[key] = workload
+        entry = self._enter(node, key, workload)
         if self._journal is not None:
             self._journal.append(("add", node, workload))
             self._index_valid = False
-        elif self._index is not None:
-            self._index.add(node, workload)
+        elif self._index is not None and entry is not None:
+            self._index.add(entry)
         self.add_usage(node, workload.usage)
         self._track_np(node, workload, +1)
 
@@ -543,16 +728,18 @@ class Snapshot:
         node = self._queues.get(workload.cluster_queue)
         if node is None:
             raise UnknownClusterQueue(f"Workload {workload.key}", "cluster_queue", workload.cluster_queue)
-        stored = node.workloads.pop(workload.key, None)
+        key = workload.key
+        stored = node.workloads.pop(key, None)
         if stored is None:
             raise UnknownClusterQueue(
-                f"Workload {workload.key}", "cluster_queue", f"{workload.cluster_queue} (workload not admitted there)"
+                f"Workload {key}", "cluster_queue", f"{workload.cluster_queue} (workload not admitted there)"
             )
+        entry = self._leave(node, key, stored)
         if self._journal is not None:
             self._journal.append(("remove", node, stored))
             self._index_valid = False
-        elif self._index is not None:
-            self._index.remove(node, stored)
+        elif self._index is not None and entry is not None:
+            self._index.remove(entry)
         self.remove_usage(node, workload.usage)
         self._track_np(node, stored, -1)
 
@@ -581,6 +768,11 @@ class Snapshot:
                     fr, old = entry[2], entry[3]
                     assert isinstance(fr, FlavorResource)
                     target = node.usage if op == "usage" else node.np_usage
+                    if op == "usage":
+                        sq = node.subtree_quota.get(fr, 0)
+                        was = target.get(fr, 0) > sq
+                        if was != ((old or 0) > sq):  # type: ignore[operator]
+                            self._mark_over(node, fr, not was)
                     if old is None:
                         target.pop(fr, None)
                     else:
@@ -589,11 +781,15 @@ class Snapshot:
                 elif op == "add":
                     w = entry[2]
                     assert isinstance(w, Workload)
-                    del node.workloads[w.key]
+                    key = w.key
+                    del node.workloads[key]
+                    self._leave(node, key, w)
                 else:
                     w = entry[2]
                     assert isinstance(w, Workload)
-                    node.workloads[w.key] = w
+                    key = w.key
+                    node.workloads[key] = w
+                    self._enter(node, key, w)
             # The inner block's changes are already undone, so the outer journal must not
             # see them again.
             self._journal = outer
