@@ -48,6 +48,8 @@ __all__ = ["QuotaNode", "Snapshot", "MAX_COHORT_DEPTH", "MAX_OBJECTS"]
 
 MAX_COHORT_DEPTH = 1000
 """Deepest cohort chain accepted; deeper trees are rejected as absurd input."""
+_DEFAULT_CONFIG = PreemptionConfig()
+
 MAX_OBJECTS = 10_000_000
 """Largest number of ClusterQueues + cohorts + workloads accepted in one snapshot."""
 
@@ -161,9 +163,10 @@ class Snapshot:
         # it stale until the block restores the state it was built for (a decision iterates
         # its lists while it removes workloads inside such a block).
         self._index_valid = False
-        # The (priority boost, preemption cost) switches the stored entries were keyed with.
-        self._key_boost = False
-        self._key_cost = False
+        # The (priority boost, preemption cost) switches the stored entries were keyed with:
+        # the default configuration's until a decision or enable_index asks for others.
+        self._key_boost = _DEFAULT_CONFIG.priority_boost
+        self._key_cost = _DEFAULT_CONFIG.preemption_cost_enabled
         self._classes: dict[str, WorkloadPriorityClass] = {}
         for wpc in priority_classes:
             if wpc.name in self._classes:
@@ -372,12 +375,21 @@ class Snapshot:
 
     def entries_match(self, config: PreemptionConfig) -> bool:
         """Are the stored entries keyed as ``config`` orders candidates? (Not under AFS: ORD-3
-        is not a per-queue key, and its comparator needs the name order of CL-GEN-7a.)"""
-        return (
-            config.priority_boost == self._key_boost
-            and config.preemption_cost_enabled == self._key_cost
-            and not config.admission_fair_sharing
-        )
+        is not a per-queue key, and its comparator needs the name order of CL-GEN-7a.)
+
+        Without an index, entries keyed for other (boost, cost) switches are recomputed for
+        ``config`` first (O(n) once; later decisions under the same switches reuse them). With
+        an index they stay keyed for the index's switches.
+        """
+        if config.admission_fair_sharing:
+            return False
+        switches = (config.priority_boost, config.preemption_cost_enabled)
+        if switches == (self._key_boost, self._key_cost):
+            return True
+        if self._index is not None:
+            return False
+        self._rekey(*switches)
+        return True
 
     def _rekey(self, boost: bool, cost: bool) -> None:
         """Recompute every entry for other (boost, cost) switches. O(n)."""
