@@ -27,7 +27,7 @@ from __future__ import annotations
 import heapq
 from contextlib import contextmanager
 from datetime import datetime
-from typing import AbstractSet, Iterable, Iterator, Mapping
+from typing import AbstractSet, Iterable, Iterator, Mapping, cast
 
 from .config import PreemptionConfig
 from .errors import CohortCycle, DuplicateName, InputTooLarge, UnknownClusterQueue, UnknownCohort
@@ -167,6 +167,8 @@ class Snapshot:
         # the default configuration's until a decision or enable_index asks for others.
         self._key_boost = _DEFAULT_CONFIG.priority_boost
         self._key_cost = _DEFAULT_CONFIG.preemption_cost_enabled
+        # Entries removed inside the current what-if block, by workload key (see _enter).
+        self._parked: dict[str, Entry] = {}
         self._classes: dict[str, WorkloadPriorityClass] = {}
         for wpc in priority_classes:
             if wpc.name in self._classes:
@@ -334,7 +336,11 @@ class Snapshot:
         if reserved is None:
             node.unreserved[key] = w
             return None
-        entry = make_entry(w, key, node.name, reserved, self._key_boost, self._key_cost)
+        # What-if blocks remove and re-add the same workloads (attempts, fill-back): reuse
+        # the entry a removal in the block parked instead of recomputing it.
+        entry = self._parked.get(key)
+        if entry is None or entry[7] is not w or entry[5] != node.name:
+            entry = make_entry(w, key, node.name, reserved, self._key_boost, self._key_cost)
         by_fr = node.entries
         for fr in w.used_flavor_resources:
             d = by_fr.get(fr)
@@ -350,6 +356,8 @@ class Snapshot:
         entry = None
         for fr in w.used_flavor_resources:
             entry = node.entries[fr].pop(key)
+        if entry is not None and self._journal is not None:
+            self._parked[key] = entry
         return entry
 
     def _mark_over(self, node: QuotaNode, fr: FlavorResource, over: bool) -> None:
@@ -394,6 +402,7 @@ class Snapshot:
     def _rekey(self, boost: bool, cost: bool) -> None:
         """Recompute every entry for other (boost, cost) switches. O(n)."""
         self._key_boost, self._key_cost = boost, cost
+        self._parked.clear()
         for node in self._queues.values():
             node.entries = {}
             node.unreserved = {}
@@ -591,12 +600,14 @@ class Snapshot:
         for i in range(len(path) - 2, -1, -1):
             n = path[i]
             bl = n.borrowing_limit.get(fr)
-            lq = n.local_quota.get(fr, 0)
+            lq = n.local_quota.get(fr)
+            u = n.usage.get(fr, 0)
             if bl is not None:
-                stored = amount_sub(n.subtree_quota.get(fr, 0), lq)
-                used = max(0, amount_sub(n.usage.get(fr, 0), lq))
+                stored = amount_sub(n.subtree_quota.get(fr, 0), lq or 0)
+                used = max(0, amount_sub(u, lq or 0))
                 a = min(a, amount_add(amount_sub(stored, used), bl))
-            a = amount_add(self.local_available(n, fr), a)
+            if lq is not None:  # Q-8's local headroom, inlined: this runs for every fit test
+                a = amount_add(max(0, amount_sub(lq, u)), a)
         return max(0, a)
 
     def potential_available(self, node: QuotaNode, fr: FlavorResource) -> int:
@@ -673,14 +684,14 @@ class Snapshot:
 
     # ------------------------------------------------------------------ mutation (DM-11, Q-7)
 
-    def _set(self, node: QuotaNode, fr: FlavorResource, value: int) -> None:
-        usage = node.usage
-        old = usage.get(fr)
+    def _set(self, node: QuotaNode, fr: FlavorResource, old: int | None, value: int) -> None:
+        """Write ``node``'s usage of ``fr`` (``old`` is the current value, None if unset),
+        journaled, keeping the over-quota sets in step. O(1)."""
         if self._journal is not None:
             self._journal.append(("usage", node, fr, old))
-        usage[fr] = value
+        node.usage[fr] = value
         sq = node.subtree_quota.get(fr, 0)
-        if ((old or 0) > sq) != (value > sq):
+        if ((old or 0) > sq) is not (value > sq):
             self._mark_over(node, fr, value > sq)
 
     def _track_np(self, node: QuotaNode, workload: Workload, sign: int) -> None:
@@ -698,8 +709,11 @@ class Snapshot:
         for fr, v in usage.items():
             node: QuotaNode | None = cq
             while node is not None:
-                la = self.local_available(node, fr)
-                self._set(node, fr, amount_add(node.usage.get(fr, 0), v))
+                old = node.usage.get(fr)
+                used = old or 0
+                lq = node.local_quota.get(fr)
+                la = 0 if lq is None else max(0, amount_sub(lq, used))  # Q-8
+                self._set(node, fr, old, amount_add(used, v))
                 if node.parent is None or v <= la:
                     break
                 v = amount_sub(v, la)
@@ -710,8 +724,10 @@ class Snapshot:
         for fr, v in usage.items():
             node: QuotaNode | None = cq
             while node is not None:
-                stored = amount_sub(node.usage.get(fr, 0), node.local_quota.get(fr, 0))
-                self._set(node, fr, amount_sub(node.usage.get(fr, 0), v))
+                old = node.usage.get(fr)
+                used = old or 0
+                stored = amount_sub(used, node.local_quota.get(fr, 0))
+                self._set(node, fr, old, amount_sub(used, v))
                 if node.parent is None or stored <= 0:
                     break
                 v = min(v, stored)
@@ -774,21 +790,19 @@ class Snapshot:
             self._index_valid = index_valid
             for entry in reversed(journal):
                 op = entry[0]
-                node = entry[1]
-                assert isinstance(node, QuotaNode)
+                node = cast(QuotaNode, entry[1])
                 if op == "usage" or op == "np":
-                    fr, old = entry[2], entry[3]
-                    assert isinstance(fr, FlavorResource)
+                    fr = cast(FlavorResource, entry[2])
+                    old = cast("int | None", entry[3])
                     target = node.usage if op == "usage" else node.np_usage
                     if op == "usage":
                         sq = node.subtree_quota.get(fr, 0)
                         was = target.get(fr, 0) > sq
-                        if was != ((old or 0) > sq):  # type: ignore[operator]
+                        if was is not ((old or 0) > sq):
                             self._mark_over(node, fr, not was)
                     if old is None:
                         target.pop(fr, None)
                     else:
-                        assert isinstance(old, int)
                         target[fr] = old
                 elif op == "add":
                     w = entry[2]
@@ -805,6 +819,8 @@ class Snapshot:
             # The inner block's changes are already undone, so the outer journal must not
             # see them again.
             self._journal = outer
+            if outer is None:
+                self._parked.clear()
 
     def state(self) -> tuple[object, ...]:
         """A comparable value of every usage map and workload set (for GT-3 checks in tests)."""
