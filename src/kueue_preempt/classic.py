@@ -181,7 +181,7 @@ def _bucket(
         return (), ()
     if index is not None:
         return _Lazy(_merged(ctx, index, sources, True, bound)), _Lazy(_merged(ctx, index, sources, False, bound))
-    if ctx.entries:
+    if ctx.entries and ctx.fast:  # a trace reports every candidate: it takes the full path
         return _sorted_entries(ctx, sources, bound)
     out = []
     for queue, lca, advantage in sources:
