@@ -25,7 +25,6 @@ workloads and queues it may act on:
 from __future__ import annotations
 
 import heapq
-from contextlib import contextmanager
 from datetime import datetime
 from typing import AbstractSet, Iterable, Iterator, Mapping, cast
 
@@ -129,6 +128,22 @@ class QuotaNode:
 
     def __repr__(self) -> str:
         return f"<{self.kind} {self.name}>"
+
+
+class _Preserved:
+    """The context manager of :meth:`Snapshot.preserved`."""
+
+    __slots__ = ("_snapshot", "_outer")
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self._snapshot = snapshot
+
+    def __enter__(self) -> Snapshot:
+        self._outer = self._snapshot._begin()
+        return self._snapshot
+
+    def __exit__(self, *exc: object) -> None:
+        self._snapshot._restore(self._outer)
 
 
 class Snapshot:
@@ -771,56 +786,60 @@ class Snapshot:
         self.remove_usage(node, workload.usage)
         self._track_np(node, stored, -1)
 
-    @contextmanager
-    def preserved(self) -> Iterator[Snapshot]:
+    def preserved(self) -> _Preserved:
         """Run a block of what-if changes and restore the exact prior state on exit (GT-3).
 
         Every usage write and workload-set change inside the block is journaled with the
         old value and undone in reverse order, even if the block raises. Nested blocks are
         allowed. Cost is proportional to the number of changes, not to the snapshot size.
+        (A small class rather than ``@contextmanager``: decisions open thousands of blocks.)
         """
-        outer = self._journal
-        index_valid = self._index_valid
-        journal: list[tuple[object, ...]] = []
-        self._journal = journal
-        try:
-            yield self
-        finally:
-            self._journal = None
-            self._index_valid = index_valid
-            for entry in reversed(journal):
-                op = entry[0]
-                node = cast(QuotaNode, entry[1])
-                if op == "usage" or op == "np":
-                    fr = cast(FlavorResource, entry[2])
-                    old = cast("int | None", entry[3])
-                    target = node.usage if op == "usage" else node.np_usage
-                    if op == "usage":
-                        sq = node.subtree_quota.get(fr, 0)
-                        was = target.get(fr, 0) > sq
-                        if was is not ((old or 0) > sq):
-                            self._mark_over(node, fr, not was)
-                    if old is None:
-                        target.pop(fr, None)
-                    else:
-                        target[fr] = old
-                elif op == "add":
-                    w = entry[2]
-                    assert isinstance(w, Workload)
-                    key = w.key
-                    del node.workloads[key]
-                    self._leave(node, key, w)
+        return _Preserved(self)
+
+    def _begin(self) -> tuple[list[tuple[object, ...]] | None, bool]:
+        outer = (self._journal, self._index_valid)
+        self._journal = []
+        return outer
+
+    def _restore(self, outer_state: tuple[list[tuple[object, ...]] | None, bool]) -> None:
+        outer, index_valid = outer_state
+        journal = self._journal
+        assert journal is not None
+        self._journal = None
+        self._index_valid = index_valid
+        for entry in reversed(journal):
+            op = entry[0]
+            node = cast(QuotaNode, entry[1])
+            if op == "usage" or op == "np":
+                fr = cast(FlavorResource, entry[2])
+                old = cast("int | None", entry[3])
+                target = node.usage if op == "usage" else node.np_usage
+                if op == "usage":
+                    sq = node.subtree_quota.get(fr, 0)
+                    was = target.get(fr, 0) > sq
+                    if was is not ((old or 0) > sq):
+                        self._mark_over(node, fr, not was)
+                if old is None:
+                    target.pop(fr, None)
                 else:
-                    w = entry[2]
-                    assert isinstance(w, Workload)
-                    key = w.key
-                    node.workloads[key] = w
-                    self._enter(node, key, w)
-            # The inner block's changes are already undone, so the outer journal must not
-            # see them again.
-            self._journal = outer
-            if outer is None:
-                self._parked.clear()
+                    target[fr] = old
+            elif op == "add":
+                w = entry[2]
+                assert isinstance(w, Workload)
+                key = w.key
+                del node.workloads[key]
+                self._leave(node, key, w)
+            else:
+                w = entry[2]
+                assert isinstance(w, Workload)
+                key = w.key
+                node.workloads[key] = w
+                self._enter(node, key, w)
+        # The inner block's changes are already undone, so the outer journal must not
+        # see them again.
+        self._journal = outer
+        if outer is None:
+            self._parked.clear()
 
     def state(self) -> tuple[object, ...]:
         """A comparable value of every usage map and workload set (for GT-3 checks in tests)."""
