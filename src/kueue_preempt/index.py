@@ -108,10 +108,15 @@ class CandidateIndex:
             lst = per.get(fr)
             if not lst:
                 continue
-            i = lst.bisect_left(lo)
-            j = lst.bisect_left(hi)
-            if i < j:
-                slices.append(lst.islice(i, j))
+            first = lst[0][0]
+            if evicted and first != 0:
+                continue  # no evicted entries (the common case): no bisection at all
+            if not evicted and bound is None and first == 1:
+                slices.append(iter(lst))  # the whole list
+            else:
+                # Value ranges (irange) rather than positions (islice): no positional index
+                # has to be rebuilt after the list changed.
+                slices.append(lst.irange(lo, hi, inclusive=(True, False)))
         if not slices:
             return iter(())
         if len(slices) == 1:
