@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import operator
 import statistics
 import sys
@@ -115,9 +116,15 @@ def target_keys(targets: list[Target]) -> list[tuple[str, str, str]]:
     return [(t.workload.key, t.cluster_queue, t.reason.value) for t in targets]
 
 
-def stats(samples_ns: list[int]) -> dict[str, Any]:
+def stats(samples_ns: list[int], cpu_ns: list[int]) -> dict[str, Any]:
     ms = [x / 1e6 for x in samples_ns]
-    return {"median": statistics.median(ms), "p99": percentile(ms, 99), "runs": len(ms)}
+    cpu = [x / 1e6 for x in cpu_ns]
+    return {
+        "median": statistics.median(ms),
+        "p99": percentile(ms, 99),
+        "cpu_median": statistics.median(cpu),
+        "runs": len(ms),
+    }
 
 
 def run_variant(case: Case, snaps: dict[str, Snapshot], runs: int) -> dict[str, Any]:
@@ -146,7 +153,7 @@ def run_variant(case: Case, snaps: dict[str, Snapshot], runs: int) -> dict[str, 
     ok = ok and set(reasons) <= set(perf["expectReasons"]) and plain.state() == before
     fns: list[Callable[[], object]] = [decide_plain, decide_indexed, sort]
     timings = time_interleaved(fns, runs, warmup=2, budget_s=60.0)
-    p, i, s = (stats(w) for w in timings.wall)
+    p, i, s = (stats(w, c) for w, c in zip(timings.wall, timings.cpu))
     return {
         "variant": perf["variant"],
         "algorithm": "fair" if config.fair_sharing is not None else "classic",
@@ -159,6 +166,9 @@ def run_variant(case: Case, snaps: dict[str, Snapshot], runs: int) -> dict[str, 
         "sorted": s,
         "plain_ratio": p["median"] / s["median"],
         "indexed_ratio": i["median"] / s["median"],
+        # Thread CPU time: blind to other processes on a shared machine (a cross-check).
+        "plain_ratio_cpu": p["cpu_median"] / s["cpu_median"],
+        "indexed_ratio_cpu": i["cpu_median"] / s["cpu_median"],
         "load": [timings.load_before, timings.load_after],
     }
 
@@ -186,7 +196,8 @@ def run_tier(tier: str, variants: str, cases_dir: str | None, runs: int) -> dict
             f"{tier:3} {r['variant']:16} cands {r['candidates']:6} targets {r['targets']:3} "
             f"plain {r['plain']['median']:8.3f} ms ({r['plain_ratio']:5.2f}x)  "
             f"indexed {r['indexed']['median']:7.3f} ms ({r['indexed_ratio']:5.2f}x)  "
-            f"sorted {r['sorted']['median']:6.3f} ms  {'ok' if r['same_answers'] else 'MISMATCH'}",
+            f"sorted {r['sorted']['median']:6.3f} ms  cpu ratios {r['plain_ratio_cpu']:4.2f}/{r['indexed_ratio_cpu']:4.2f}  "
+            f"{'ok' if r['same_answers'] else 'MISMATCH'}",
             flush=True,
         )
         results.append(r)
@@ -199,6 +210,114 @@ def run_tier(tier: str, variants: str, cases_dir: str | None, runs: int) -> dict
     return {"tier": tier, "memory": memory, "results": results}
 
 
+def _f(x: float) -> str:
+    return f"{x:.3f}" if x < 10 else f"{x:.1f}"
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    """The tier tables of docs/performance.md."""
+    out = [
+        "| Tier | Variant | Candidates | Targets | Default ms | **Default / sorted()** | Indexed ms | Indexed p99 ms "
+        "| **Indexed / sorted()** | sorted() ms | CPU ratios (default / indexed) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for t in doc["tiers"]:
+        for r in t["results"]:
+            out.append(
+                f"| {t['tier']} | {r['variant']} | {r['candidates']:,} | {r['targets']} | {_f(r['plain']['median'])} "
+                f"| **{r['plain_ratio']:.2f}×** | {_f(r['indexed']['median'])} | {_f(r['indexed']['p99'])} "
+                f"| **{r['indexed_ratio']:.2f}×** | {_f(r['sorted']['median'])} "
+                f"| {r['plain_ratio_cpu']:.2f}× / {r['indexed_ratio_cpu']:.2f}× |"
+            )
+    out += [
+        "",
+        "| Tier | Admitted | Model B/wl | Snapshot B/wl | Index B/wl | **Total B/wl** | Peak B/wl | Snapshot build µs/wl "
+        "| Index build µs/wl |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for t in doc["tiers"]:
+        m = t["memory"]
+        out.append(
+            f"| {t['tier']} | {m['admitted']:,} | {m['model_B']:.0f} | {m['snapshot_B']:.0f} | {m['index_B']:.0f} "
+            f"| **{m['total_B']:.0f}** | {m['peak_B']:.0f} | {m['build_us_per_wl']:.1f} | {m['index_us_per_wl']:.1f} |"
+        )
+    base = {r["variant"]: r for t in doc["tiers"] if t["tier"] == "L" for r in t["results"]}
+    others = [t for t in doc["tiers"] if t["tier"] in ("XL", "H")]
+    if base and others:
+        out += ["", "| Variant | Indexed ms at L | " + " | ".join(f"{t['tier']} ms (× L)" for t in others) + " |"]
+        out.append("|---|---:|" + "---:|" * len(others))
+        for variant, r in base.items():
+            cells = []
+            for t in others:
+                o = next((x for x in t["results"] if x["variant"] == variant), None)
+                cells.append("—" if o is None else f"{_f(o['indexed']['median'])} ({o['indexed']['median'] / r['indexed']['median']:.2f}×)")
+            out.append(f"| {variant} | {_f(r['indexed']['median'])} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
+
+
+def svg_chart(doc: dict[str, Any]) -> str:
+    """Indexed decision time per tier, one line per variant (log scale): the flatness plot.
+
+    Pure SVG text, drawn like bench_scale.py's chart (no plotting library needed).
+    """
+    tiers = [t["tier"] for t in doc["tiers"]]
+    variants: list[str] = []
+    for t in doc["tiers"]:
+        variants += [r["variant"] for r in t["results"] if r["variant"] not in variants]
+    values = {(t["tier"], r["variant"]): r["indexed"]["median"] for t in doc["tiers"] for r in t["results"]}
+    if not values:
+        return ""
+    lo = 10 ** math.floor(math.log10(min(values.values())))
+    hi = 10 ** math.ceil(math.log10(max(values.values())))
+    if hi <= lo:
+        hi = lo * 10
+    width, height = 760, 400
+    left, right, top, bottom = 64, 180, 40, 40
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def y(v: float) -> float:
+        return top + plot_h * (1 - (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo)))
+
+    def x(i: int) -> float:
+        return left + plot_w * (i + 0.5) / len(tiers)
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{left + plot_w / 2}" y="20" text-anchor="middle" font-size="14">'
+        "Indexed decision time per tier (median ms, log scale)</text>",
+    ]
+    decade = lo
+    while decade <= hi * 1.0001:
+        yy = y(decade)
+        out.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{left + plot_w}" y2="{yy:.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{decade:g}</text>')
+        decade *= 10
+    for i, tier in enumerate(tiers):
+        out.append(f'<text x="{x(i):.1f}" y="{top + plot_h + 18}" text-anchor="middle">{tier}</text>')
+    for j, variant in enumerate(variants):
+        color = COLORS[j % len(COLORS)]
+        pts = [(x(i), y(values[(t, variant)])) for i, t in enumerate(tiers) if (t, variant) in values]
+        path = " ".join(f"{px:.1f},{py:.1f}" for px, py in pts)
+        out.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>')
+        for (px, py), t in zip(pts, [t for t in tiers if (t, variant) in values]):
+            out.append(
+                f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{color}">'
+                f"<title>{t} {variant}: {values[(t, variant)]:.3f} ms</title></circle>"
+            )
+        ly = top + 14 + 18 * j
+        out.append(f'<rect x="{left + plot_w + 16}" y="{ly - 10}" width="12" height="12" fill="{color}"/>')
+        out.append(f'<text x="{left + plot_w + 34}" y="{ly}">{variant}</text>')
+    out.append(f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="black"/>')
+    out.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="black"/>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--tiers", default="S,M,L,XL,H")
@@ -206,7 +325,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", default=None, help="directory with gen.py's <tier>.json files")
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--plot", default=None, help="write the flatness chart (SVG) here")
+    ap.add_argument("--redraw", action="store_true", help="rewrite tiers.md and the chart from <out>/tiers.json")
     a = ap.parse_args(argv)
+    if a.redraw:
+        doc0: dict[str, Any] = json.loads((Path(a.out) / "tiers.json").read_text())
+        (Path(a.out) / "tiers.md").write_text(markdown(doc0))
+        if a.plot:
+            Path(a.plot).write_text(svg_chart(doc0))
+        print(markdown(doc0))
+        return 0
     doc: dict[str, Any] = {"machine": machine_info(), "source": source_fingerprint(), "tiers": []}
     for tier in a.tiers.split(","):
         doc["tiers"].append(run_tier(tier.strip(), a.variants, a.cases, a.runs))
@@ -215,6 +343,10 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "tiers.json").write_text(json.dumps(doc, indent=1) + "\n")
+        (out / "tiers.md").write_text(markdown(doc))
+    if a.plot:
+        Path(a.plot).write_text(svg_chart(doc))
+    print(markdown(doc))
     return 0 if ok else 1
 
 
