@@ -25,6 +25,7 @@ workloads and queues it may act on:
 from __future__ import annotations
 
 import heapq
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import AbstractSet, Iterable, Iterator, Mapping, cast
 
@@ -130,7 +131,7 @@ class QuotaNode:
         return f"<{self.kind} {self.name}>"
 
 
-class _Preserved:
+class _Preserved(AbstractContextManager["Snapshot"]):
     """The context manager of :meth:`Snapshot.preserved`."""
 
     __slots__ = ("_snapshot", "_outer")
@@ -786,7 +787,7 @@ class Snapshot:
         self.remove_usage(node, workload.usage)
         self._track_np(node, stored, -1)
 
-    def preserved(self) -> _Preserved:
+    def preserved(self) -> AbstractContextManager[Snapshot]:
         """Run a block of what-if changes and restore the exact prior state on exit (GT-3).
 
         Every usage write and workload-set change inside the block is journaled with the
