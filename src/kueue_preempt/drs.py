@@ -99,14 +99,17 @@ def dominant_resource_share(
         used = usage.get(fr, 0)
         if extra:
             used = amount_add(used, extra.get(fr, 0))
-        over = amount_sub(used, quota)
-        if over > 0:
+        # amount_sub(used, quota) > 0 exactly when used > quota (saturation keeps the sign),
+        # and most FlavorResources are within quota: test before calling.
+        if used > quota:
+            over = amount_sub(used, quota)
             borrowed[fr.resource] = amount_add(borrowed.get(fr.resource, 0), over)
     if not borrowed:
         return DominantResourceShare(ratio=0.0, weight=node.fair_weight)
     best_ratio = 0.0
     best_resource = ""
-    for resource in sorted(borrowed):  # ties go to the alphabetically smaller name
+    # Ties go to the alphabetically smaller name.
+    for resource in sorted(borrowed) if len(borrowed) > 1 else borrowed:
         lendable = snapshot.lendable(parent, resource)
         if lendable <= 0:
             continue

@@ -27,7 +27,7 @@ from __future__ import annotations
 import heapq
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import AbstractSet, Iterable, Iterator, Mapping, cast
+from typing import AbstractSet, Any, Iterable, Iterator, Mapping
 
 from .config import PreemptionConfig
 from .errors import CohortCycle, DuplicateName, InputTooLarge, UnknownClusterQueue, UnknownCohort
@@ -170,7 +170,8 @@ class Snapshot:
     ) -> None:
         self._queues: dict[str, QuotaNode] = {}
         self._cohorts: dict[str, QuotaNode] = {}
-        self._journal: list[tuple[object, ...]] | None = None
+        # (op, node, x, y) records; Any because the restore loop is hot (no casts there).
+        self._journal: list[tuple[Any, ...]] | None = None
         # Potential capacity depends only on quotas and limits, never on usage, so the
         # per-(parent, resource) sums fair sharing asks for repeatedly are cached.
         self._lendable: dict[tuple[QuotaNode, str], int] = {}
@@ -617,10 +618,16 @@ class Snapshot:
             n = path[i]
             bl = n.borrowing_limit.get(fr)
             lq = n.local_quota.get(fr)
+            if bl is None and lq is None:
+                continue
             u = n.usage.get(fr, 0)
             if bl is not None:
-                stored = amount_sub(n.subtree_quota.get(fr, 0), lq or 0)
-                used = max(0, amount_sub(u, lq or 0))
+                if lq is None:
+                    stored = n.subtree_quota.get(fr, 0)
+                    used = max(0, u)
+                else:
+                    stored = amount_sub(n.subtree_quota.get(fr, 0), lq)
+                    used = max(0, amount_sub(u, lq))
                 a = min(a, amount_add(amount_sub(stored, used), bl))
             if lq is not None:  # Q-8's local headroom, inlined: this runs for every fit test
                 a = amount_add(max(0, amount_sub(lq, u)), a)
@@ -760,7 +767,7 @@ class Snapshot:
         node.workloads[key] = workload
         entry = self._enter(node, key, workload)
         if self._journal is not None:
-            self._journal.append(("add", node, workload))
+            self._journal.append(("add", node, workload, None))
             self._index_valid = False
         elif self._index is not None and entry is not None:
             self._index.add(entry)
@@ -780,7 +787,7 @@ class Snapshot:
             )
         entry = self._leave(node, key, stored)
         if self._journal is not None:
-            self._journal.append(("remove", node, stored))
+            self._journal.append(("remove", node, stored, None))
             self._index_valid = False
         elif self._index is not None and entry is not None:
             self._index.remove(entry)
@@ -797,45 +804,41 @@ class Snapshot:
         """
         return _Preserved(self)
 
-    def _begin(self) -> tuple[list[tuple[object, ...]] | None, bool]:
+    def _begin(self) -> tuple[list[tuple[Any, ...]] | None, bool]:
         outer = (self._journal, self._index_valid)
         self._journal = []
         return outer
 
-    def _restore(self, outer_state: tuple[list[tuple[object, ...]] | None, bool]) -> None:
+    def _restore(self, outer_state: tuple[list[tuple[Any, ...]] | None, bool]) -> None:
         outer, index_valid = outer_state
         journal = self._journal
         assert journal is not None
         self._journal = None
         self._index_valid = index_valid
-        for entry in reversed(journal):
-            op = entry[0]
-            node = cast(QuotaNode, entry[1])
-            if op == "usage" or op == "np":
-                fr = cast(FlavorResource, entry[2])
-                old = cast("int | None", entry[3])
-                target = node.usage if op == "usage" else node.np_usage
-                if op == "usage":
-                    sq = node.subtree_quota.get(fr, 0)
-                    was = target.get(fr, 0) > sq
-                    if was is not ((old or 0) > sq):
-                        self._mark_over(node, fr, not was)
+        for op, node, x, old in reversed(journal):
+            if op == "usage":
+                target = node.usage
+                sq = node.subtree_quota.get(x, 0)
+                was = target.get(x, 0) > sq
+                if was is not ((old or 0) > sq):
+                    self._mark_over(node, x, not was)
                 if old is None:
-                    target.pop(fr, None)
+                    target.pop(x, None)
                 else:
-                    target[fr] = old
+                    target[x] = old
+            elif op == "np":
+                if old is None:
+                    node.np_usage.pop(x, None)
+                else:
+                    node.np_usage[x] = old
             elif op == "add":
-                w = entry[2]
-                assert isinstance(w, Workload)
-                key = w.key
+                key = x.key
                 del node.workloads[key]
-                self._leave(node, key, w)
+                self._leave(node, key, x)
             else:
-                w = entry[2]
-                assert isinstance(w, Workload)
-                key = w.key
-                node.workloads[key] = w
-                self._enter(node, key, w)
+                key = x.key
+                node.workloads[key] = x
+                self._enter(node, key, x)
         # The inner block's changes are already undone, so the outer journal must not
         # see them again.
         self._journal = outer
