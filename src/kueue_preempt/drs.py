@@ -84,11 +84,18 @@ def compare_drs(a: DominantResourceShare, b: DominantResourceShare) -> int:
 
 
 def dominant_resource_share(
-    snapshot: Snapshot, node: QuotaNode, extra: Mapping[FlavorResource, int] | None = None
+    snapshot: Snapshot,
+    node: QuotaNode,
+    extra: Mapping[FlavorResource, int] | None = None,
+    *,
+    removed: Mapping[FlavorResource, int] | None = None,
 ) -> DominantResourceShare:
     """FS-DRS-1 for ``node`` (a ClusterQueue or cohort), optionally with ``extra`` usage (FS-DRS-1a).
 
-    O(F · depth) for F FlavorResources; the lendable capacity is cached per snapshot.
+    ``removed``: the share as if that usage were removed from ``node`` itself, with the same
+    saturating subtraction ``Snapshot.remove_usage`` applies to the node (FS-LCA-2's ``tNew``
+    for a ClusterQueue, without a what-if block). O(F) for F FlavorResources; the lendable
+    capacity is cached per snapshot.
     """
     parent = node.parent
     if parent is None:
@@ -99,6 +106,8 @@ def dominant_resource_share(
         used = usage.get(fr, 0)
         if extra:
             used = amount_add(used, extra.get(fr, 0))
+        if removed:
+            used = amount_sub(used, removed.get(fr, 0))
         # amount_sub(used, quota) > 0 exactly when used > quota (saturation keeps the sign),
         # and most FlavorResources are within quota: test before calling.
         if used > quota:

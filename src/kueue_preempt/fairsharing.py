@@ -509,6 +509,9 @@ def target_share_after_removal(
     """FS-LCA-2 ``tNew(w)``: the target side's share with ``workload``'s usage removed."""
     target = snapshot.cluster_queue(workload.cluster_queue)
     _, t_almost = _almost_lca(target, preemptor_queue)
+    if t_almost is target:
+        # The share of the target's own queue depends only on its usage: subtract directly.
+        return dominant_resource_share(snapshot, target, removed=workload.usage)
     with snapshot.preserved():
         snapshot.remove_usage(target, workload.usage)
         return dominant_resource_share(snapshot, t_almost)
