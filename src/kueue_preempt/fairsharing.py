@@ -177,11 +177,10 @@ def _indexed(
     expression, so that ``policy`` and ``rule`` are bound per queue)."""
     bound = ctx.policy_bound(policy) if ctx.fast else None
     snapshot = ctx.snapshot
-    for evicted in (True, False):  # ORD-1: evicted first
-        for entry in snapshot.candidate_stream(index, node, ctx.frnp, ctx.now, evicted, bound):
-            c = ctx.candidate_from_entry(entry, node)
-            if _eligible(ctx, c, policy, rule):
-                yield c
+    for entry in snapshot.candidate_stream(index, node, ctx.frnp, ctx.now, None, bound):  # ORD-1 included
+        c = ctx.candidate_from_entry(entry, node)
+        if _eligible(ctx, c, policy, rule):
+            yield c
 
 
 def _stored(ctx: DecisionContext, node: QuotaNode, policy: PreemptionPolicy, rule: str) -> Iterator[Candidate]:

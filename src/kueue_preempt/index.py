@@ -28,6 +28,7 @@ operation                 cost                note
 from __future__ import annotations
 
 import heapq
+import itertools
 from typing import Iterable, Iterator, cast
 
 from sortedcontainers import SortedList
@@ -87,9 +88,10 @@ class CandidateIndex:
         return self._size
 
     def stream(
-        self, cluster_queue: str, frs: Iterable[FlavorResource], evicted: bool, bound: int | None
+        self, cluster_queue: str, frs: Iterable[FlavorResource], evicted: bool | None, bound: int | None
     ) -> Iterator[Entry]:
-        """The queue's evicted (or other) entries using one of ``frs``, in key order, lazily.
+        """The queue's evicted (or other, or with ``None`` all) entries using one of ``frs``,
+        in key order (so evicted first, ORD-1), lazily.
 
         Only entries with effective priority below ``bound`` (all if ``None``): entries are
         sorted by priority inside the evicted and non-evicted halves, so the bound is a
@@ -99,11 +101,20 @@ class CandidateIndex:
         per = self._lists.get(cluster_queue)
         if per is None:
             return iter(())
+        if evicted is None:
+            if bound is None:
+                slices = [iter(lst) for lst in (per.get(fr) for fr in frs) if lst]
+                if len(slices) <= 1:
+                    return slices[0] if slices else iter(())
+                return dedupe(heapq.merge(*slices))
+            return itertools.chain(
+                self.stream(cluster_queue, frs, True, bound), self.stream(cluster_queue, frs, False, bound)
+            )
         flag = 0 if evicted else 1
         # Short tuples sort before every entry they prefix: bisection bounds, not entries.
         lo = cast(Entry, (flag,))
         hi = cast(Entry, (flag + 1,) if bound is None else (flag, bound))
-        slices: list[Iterator[Entry]] = []
+        slices = []
         for fr in frs:
             lst = per.get(fr)
             if not lst:

@@ -465,7 +465,7 @@ class Snapshot:
         node: QuotaNode,
         frs: AbstractSet[FlavorResource],
         now: datetime,
-        evicted: bool,
+        evicted: bool | None,
         bound: int | None,
     ) -> Iterator[Entry]:
         """``index``'s lazy stream of ``node``'s entries (see :meth:`CandidateIndex.stream`),
