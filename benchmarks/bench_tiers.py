@@ -62,6 +62,28 @@ def build(case: Case) -> tuple[Snapshot, list[Workload]]:
     return snap, workloads
 
 
+def build_time(case: Case, workloads: list[Workload], runs: int = 3) -> dict[str, float]:
+    """Snapshot build and index build, µs per workload (median of ``runs``; no tracemalloc,
+    which slows every allocation), from model objects already built."""
+    cqs = [cluster_queue_of(q) for q in case["clusterQueues"]]
+    cohorts = [cohort_of(c) for c in case["cohorts"]]
+    snap_s, index_s = [], []
+    for _ in range(runs):
+        t0 = time.process_time()
+        snap = Snapshot(cqs, cohorts, workloads)
+        t1 = time.process_time()
+        snap.enable_index(config_of(case))
+        t2 = time.process_time()
+        snap_s.append(t1 - t0)
+        index_s.append(t2 - t1)
+        del snap
+    n = len(workloads)
+    return {
+        "build_us_per_wl": statistics.median(snap_s) * 1e6 / n,
+        "index_us_per_wl": statistics.median(index_s) * 1e6 / n,
+    }
+
+
 def measure_memory(case: Case) -> dict[str, Any]:
     """Peak and retained bytes per admitted workload: model objects, snapshot, index."""
     n = len(case["admitted"])
@@ -196,6 +218,10 @@ def run_tier(tier: str, variants: str, cases_dir: str | None, runs: int) -> dict
             built.clear()
             gc.collect()
             built[sig] = build(case)
+            if "cpu_build_us_per_wl" not in memory:
+                times = build_time(case, built[sig][1])
+                memory["cpu_build_us_per_wl"] = times["build_us_per_wl"]
+                memory["cpu_index_us_per_wl"] = times["index_us_per_wl"]
         plain = built[sig][0]
         indexed = Snapshot(
             [cluster_queue_of(q) for q in case["clusterQueues"]], [cohort_of(c) for c in case["cohorts"]], built[sig][1]
@@ -215,7 +241,7 @@ def run_tier(tier: str, variants: str, cases_dir: str | None, runs: int) -> dict
     print(
         f"{tier:3} memory B/wl: model {memory['model_B']:.0f} + snapshot {memory['snapshot_B']:.0f} + index "
         f"{memory['index_B']:.0f} = {memory['total_B']:.0f} (peak {memory['peak_B']:.0f}); build "
-        f"{memory['build_us_per_wl']:.2f} us/wl, index {memory['index_us_per_wl']:.2f} us/wl",
+        f"{memory['cpu_build_us_per_wl']:.2f} us/wl, index {memory['cpu_index_us_per_wl']:.2f} us/wl (CPU)",
         flush=True,
     )
     return {"tier": tier, "memory": memory, "results": results}
@@ -242,27 +268,32 @@ def markdown(doc: dict[str, Any]) -> str:
             )
     out += [
         "",
-        "| Tier | Admitted | Model B/wl | Snapshot B/wl | Index B/wl | **Total B/wl** | Peak B/wl | Snapshot build µs/wl "
-        "| Index build µs/wl |",
+        "| Tier | Admitted | Model B/wl | Snapshot B/wl | Index B/wl | **Total B/wl** | Peak B/wl "
+        "| Snapshot build µs/wl (CPU) | Index build µs/wl (CPU) |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for t in doc["tiers"]:
         m = t["memory"]
         out.append(
             f"| {t['tier']} | {m['admitted']:,} | {m['model_B']:.0f} | {m['snapshot_B']:.0f} | {m['index_B']:.0f} "
-            f"| **{m['total_B']:.0f}** | {m['peak_B']:.0f} | {m['build_us_per_wl']:.1f} | {m['index_us_per_wl']:.1f} |"
+            f"| **{m['total_B']:.0f}** | {m['peak_B']:.0f} | {m.get('cpu_build_us_per_wl', 0):.1f} "
+            f"| {m.get('cpu_index_us_per_wl', 0):.1f} |"
         )
     base = {r["variant"]: r for t in doc["tiers"] if t["tier"] == "L" for r in t["results"]}
     others = [t for t in doc["tiers"] if t["tier"] in ("XL", "H")]
     if base and others:
-        out += ["", "| Variant | Indexed ms at L | " + " | ".join(f"{t['tier']} ms (× L)" for t in others) + " |"]
+        out += ["", "| Variant | Indexed CPU ms at L | " + " | ".join(f"{t['tier']} CPU ms (× L)" for t in others) + " |"]
         out.append("|---|---:|" + "---:|" * len(others))
         for variant, r in base.items():
             cells = []
             for t in others:
                 o = next((x for x in t["results"] if x["variant"] == variant), None)
-                cells.append("—" if o is None else f"{_f(o['indexed']['median'])} ({o['indexed']['median'] / r['indexed']['median']:.2f}×)")
-            out.append(f"| {variant} | {_f(r['indexed']['median'])} | " + " | ".join(cells) + " |")
+                if o is None:
+                    cells.append("—")
+                else:
+                    ratio = o["indexed"]["cpu_median"] / r["indexed"]["cpu_median"]
+                    cells.append(f"{_f(o['indexed']['cpu_median'])} ({ratio:.2f}×)")
+            out.append(f"| {variant} | {_f(r['indexed']['cpu_median'])} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -270,7 +301,7 @@ COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e3
 
 
 def svg_chart(doc: dict[str, Any]) -> str:
-    """Indexed decision time per tier, one line per variant (log scale): the flatness plot.
+    """Indexed decision CPU time per tier, one line per variant (log scale): the flatness plot.
 
     Pure SVG text, drawn like bench_scale.py's chart (no plotting library needed).
     """
@@ -278,7 +309,7 @@ def svg_chart(doc: dict[str, Any]) -> str:
     variants: list[str] = []
     for t in doc["tiers"]:
         variants += [r["variant"] for r in t["results"] if r["variant"] not in variants]
-    values = {(t["tier"], r["variant"]): r["indexed"]["median"] for t in doc["tiers"] for r in t["results"]}
+    values = {(t["tier"], r["variant"]): r["indexed"]["cpu_median"] for t in doc["tiers"] for r in t["results"]}
     if not values:
         return ""
     lo = 10 ** math.floor(math.log10(min(values.values())))
@@ -300,7 +331,7 @@ def svg_chart(doc: dict[str, Any]) -> str:
         f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
         f'<rect width="{width}" height="{height}" fill="white"/>',
         f'<text x="{left + plot_w / 2}" y="20" text-anchor="middle" font-size="14">'
-        "Indexed decision time per tier (median ms, log scale)</text>",
+        "Indexed decision per tier (median thread CPU ms, log scale)</text>",
     ]
     decade = lo
     while decade <= hi * 1.0001:
