@@ -174,6 +174,13 @@ def test_indexed_decisions_equal_plain_decisions(data: st.DataObject) -> None:
             got = get_targets(preemptor, cq, assignment, indexed, config, now)
             reference = get_targets(preemptor, cq, assignment, plain, config, now, DecisionTrace())
             assert got == want == reference
+            # FS-RUN-1's fit test without the simulated usage: no what-if block, same answer.
+            node, request = plain.cluster_queue(cq), assignment.requests
+            for allow in (True, False):
+                with plain.preserved():
+                    plain.remove_usage(node, request)
+                    expected = plain.fits(node, request, allow_borrowing=allow)
+                assert plain.fits_without(node, request, request, allow_borrowing=allow) == expected
             assert indexed.state() == before
         assert indexed.state() == plain.state()
         assert_incremental_facts(plain)

@@ -526,9 +526,8 @@ class _Run:
     def fits(self) -> bool:
         """FS-RUN-1 ``fits_fs``: the fit without the simulated preemptor usage."""
         ctx = self.ctx
-        with ctx.snapshot.preserved():
-            ctx.snapshot.remove_usage(ctx.node, ctx.requests)
-            return ctx.fits(not ctx.must_not_borrow)  # NP-8: strict mode may not borrow
+        # NP-8: strict mode may not borrow.
+        return ctx.snapshot.fits_without(ctx.node, ctx.requests, ctx.requests, allow_borrowing=not ctx.must_not_borrow)
 
     def take(self, c: Candidate, reason: PreemptionReason, rule: str, detail: str) -> bool:
         c.reason = reason

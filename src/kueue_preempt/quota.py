@@ -609,18 +609,22 @@ class Snapshot:
             return 0
         return max(0, amount_sub(lq, node.usage.get(fr, 0)))
 
-    def available(self, node: QuotaNode, fr: FlavorResource) -> int:
-        """Q-9: headroom for ``fr`` at ``node``, clamped at 0. O(depth)."""
+    def available(self, node: QuotaNode, fr: FlavorResource, usages: list[int] | None = None) -> int:
+        """Q-9: headroom for ``fr`` at ``node``, clamped at 0. O(depth).
+
+        ``usages``: the usage of ``fr`` of every node on ``node.path`` to use instead of the
+        live ones (see :meth:`fits_without`).
+        """
         path = node.path
         root = path[-1]
-        a = amount_sub(root.subtree_quota.get(fr, 0), root.usage.get(fr, 0))
+        a = amount_sub(root.subtree_quota.get(fr, 0), root.usage.get(fr, 0) if usages is None else usages[-1])
         for i in range(len(path) - 2, -1, -1):
             n = path[i]
             bl = n.borrowing_limit.get(fr)
             lq = n.local_quota.get(fr)
             if bl is None and lq is None:
                 continue
-            u = n.usage.get(fr, 0)
+            u = n.usage.get(fr, 0) if usages is None else usages[i]
             if bl is not None:
                 if lq is None:
                     stored = n.subtree_quota.get(fr, 0)
@@ -691,6 +695,28 @@ class Snapshot:
             if not allow_borrowing and self.borrowing_with(cq, fr, v):
                 return False
             if v > self.available(cq, fr):
+                return False
+        return True
+
+    def fits_without(self, cq: QuotaNode, request: Usage, removed: Usage, *, allow_borrowing: bool) -> bool:
+        """GT-5 as if ``removed`` were first taken from ``cq`` with :meth:`remove_usage`, without
+        changing the snapshot (fair sharing's fit test without the simulated preemptor usage,
+        FS-RUN-1). O(F · depth), no journal."""
+        for fr, v in request.items():
+            path = cq.path
+            usages = [n.usage.get(fr, 0) for n in path]
+            r = removed.get(fr)
+            if r is not None:  # Q-7 removal, exactly as remove_usage walks up
+                for i, n in enumerate(path):
+                    used = usages[i]
+                    stored = amount_sub(used, n.local_quota.get(fr, 0))
+                    usages[i] = amount_sub(used, r)
+                    if n.parent is None or stored <= 0:
+                        break
+                    r = min(r, stored)
+            if not allow_borrowing and amount_add(usages[0], v) > cq.subtree_quota.get(fr, 0):  # Q-11
+                return False
+            if v > self.available(cq, fr, usages):
                 return False
         return True
 
