@@ -154,10 +154,15 @@ def _candidates(ctx: DecisionContext) -> dict[QuotaNode, CandidateQueue]:
             elif tr is not None:
                 tr.add(Verdict.INFO, "FS-CAND-2", "not borrowing: its workloads are not candidates", cluster_queue=node.name)
     index = ctx.index
+    # Untraced, a queue's first candidate is built only when the ordering reaches the queue's
+    # cohort; a trace reports every queue's eligibility up front, as the full path does.
+    eager = not ctx.fast
     if index is not None:
-        return {node: CandidateQueue(_indexed(ctx, index, node, policy, rule)) for node, policy, rule in sources}
+        return {
+            node: CandidateQueue(_indexed(ctx, index, node, policy, rule), eager=eager) for node, policy, rule in sources
+        }
     if ctx.entries and ctx.fast:
-        return {node: CandidateQueue(_stored(ctx, node, policy, rule)) for node, policy, rule in sources}
+        return {node: CandidateQueue(_stored(ctx, node, policy, rule), eager=False) for node, policy, rule in sources}
     out = [
         c
         for node, policy, rule in sources
@@ -225,19 +230,30 @@ def _eligible(ctx: DecisionContext, c: Candidate, policy: PreemptionPolicy, rule
 class CandidateQueue:
     """One ClusterQueue's remaining candidates, in ORD order, consumed from the front.
 
-    Backed by an iterator so that an indexed decision only builds the candidates it reaches.
+    Backed by an iterator so that a decision only builds the candidates it reaches; the first
+    one too is taken only when first needed (``eager=True`` takes it at once).
     """
 
-    __slots__ = ("_source", "_head")
+    __slots__ = ("_source", "_head", "_primed")
 
-    def __init__(self, source: Iterable[Candidate]) -> None:
+    def __init__(self, source: Iterable[Candidate], *, eager: bool = True) -> None:
         self._source = iter(source)
-        self._head = next(self._source, None)
+        self._head: Candidate | None = None
+        self._primed = False
+        if eager:
+            self._prime()
+
+    def _prime(self) -> None:
+        if not self._primed:
+            self._primed = True
+            self._head = next(self._source, None)
 
     def __bool__(self) -> bool:
+        self._prime()
         return self._head is not None
 
     def head(self) -> Candidate:
+        self._prime()
         if self._head is None:
             raise IndexError("no candidates left")
         return self._head
@@ -246,7 +262,6 @@ class CandidateQueue:
         head = self.head()
         self._head = next(self._source, None)
         return head
-
 
 
 
@@ -396,11 +411,14 @@ class _Heaps:
         self._cohorts: dict[QuotaNode, list[_Item]] = {}
         self._stamp: dict[QuotaNode, int] = {}
         self._position: dict[QuotaNode, int] = {}
+        # A cohort's candidate queues enter its heap when the descent first reaches it, so
+        # queues in cohorts never visited are never primed (their first candidate not built).
+        self._members: dict[QuotaNode, list[QuotaNode]] = {}
         seen: set[QuotaNode] = set()
-        for q, cands in ordering._queues.items():
-            if not cands or q.parent is None:
+        for q in ordering._queues:
+            if q.parent is None:
                 continue
-            self._push(q)
+            self._members.setdefault(q.parent, []).append(q)
             for a in q.ancestors():
                 if a in seen or a.parent is None:
                     break
@@ -470,6 +488,10 @@ class _Heaps:
     def next_target(self, cohort: QuotaNode) -> QuotaNode | None:
         node = cohort
         while True:
+            members = self._members.pop(node, None)
+            if members:
+                for q in members:
+                    self._push(q)
             best_q = self._top(self._queues.get(node), True)
             best_k = self._top(self._cohorts.get(node), False)
             if best_q is None and best_k is None:
