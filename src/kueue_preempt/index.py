@@ -46,13 +46,16 @@ IndexEntry = Entry
 class CandidateIndex:
     """Sorted entries per (ClusterQueue, FlavorResource) for one ``(priority_boost, cost)`` pair."""
 
-    __slots__ = ("priority_boost", "preemption_cost_enabled", "_lists", "_size")
+    __slots__ = ("priority_boost", "preemption_cost_enabled", "_lists", "_size", "_evicted")
 
     def __init__(self, priority_boost: bool, preemption_cost_enabled: bool) -> None:
         self.priority_boost = priority_boost
         self.preemption_cost_enabled = preemption_cost_enabled
         self._lists: dict[str, dict[FlavorResource, SortedList[Entry]]] = {}
         self._size = 0
+        # Evicted entries per queue: usually none, and then a decision skips the queue's
+        # evicted half without touching its lists (ORD-1).
+        self._evicted: dict[str, int] = {}
 
     def matches(self, config: PreemptionConfig) -> bool:
         """Can a decision under ``config`` use this index?
@@ -76,6 +79,8 @@ class CandidateIndex:
                 lst = per[fr] = SortedList()
             lst.add(entry)
         self._size += 1
+        if entry[0] == 0:
+            self._evicted[entry[5]] = self._evicted.get(entry[5], 0) + 1
 
     def remove(self, entry: Entry) -> None:
         """O(F log n); ``entry`` must be the one added."""
@@ -83,6 +88,8 @@ class CandidateIndex:
         for fr in entry[7].used_flavor_resources:
             per[fr].remove(entry)
         self._size -= 1
+        if entry[0] == 0:
+            self._evicted[entry[5]] -= 1
 
     def __len__(self) -> int:
         return self._size
@@ -99,7 +106,7 @@ class CandidateIndex:
         per entry.
         """
         per = self._lists.get(cluster_queue)
-        if per is None:
+        if per is None or (evicted and not self._evicted.get(cluster_queue)):
             return iter(())
         if evicted is None:
             if bound is None:
@@ -119,10 +126,7 @@ class CandidateIndex:
             lst = per.get(fr)
             if not lst:
                 continue
-            first = lst[0][0]
-            if evicted and first != 0:
-                continue  # no evicted entries (the common case): no bisection at all
-            if not evicted and bound is None and first == 1:
+            if not evicted and bound is None and not self._evicted.get(cluster_queue):
                 slices.append(iter(lst))  # the whole list
             else:
                 # Value ranges (irange) rather than positions (islice): no positional index
