@@ -692,7 +692,8 @@ class Snapshot:
     def fits(self, cq: QuotaNode, request: Usage, *, allow_borrowing: bool) -> bool:
         """GT-5: does ``request`` fit in ``cq`` now (without borrowing, if not allowed)?"""
         for fr, v in request.items():
-            if not allow_borrowing and self.borrowing_with(cq, fr, v):
+            # Q-11 inlined: this runs after every removal of a decision.
+            if not allow_borrowing and amount_add(cq.usage.get(fr, 0), v) > cq.subtree_quota.get(fr, 0):
                 return False
             if v > self.available(cq, fr):
                 return False
@@ -798,7 +799,10 @@ class Snapshot:
         elif self._index is not None and entry is not None:
             self._index.add(entry)
         self.add_usage(node, workload.usage)
-        self._track_np(node, workload, +1)
+        if workload.non_preemptible is not False and (
+            workload.non_preemptible or workload.priority_class is not None
+        ):  # the common case, no class and no override, skips the NP-2 lookup
+            self._track_np(node, workload, +1)
 
     def remove_workload(self, workload: Workload) -> None:
         """Delete ``workload`` from its ClusterQueue and remove its usage (DM-11)."""
@@ -818,7 +822,8 @@ class Snapshot:
         elif self._index is not None and entry is not None:
             self._index.remove(entry)
         self.remove_usage(node, workload.usage)
-        self._track_np(node, stored, -1)
+        if stored.non_preemptible is not False and (stored.non_preemptible or stored.priority_class is not None):
+            self._track_np(node, stored, -1)
 
     def preserved(self) -> AbstractContextManager[Snapshot]:
         """Run a block of what-if changes and restore the exact prior state on exit (GT-3).
