@@ -382,9 +382,10 @@ class ClusterQueueOrdering:
 
 
 # A heap item: (-zero-weight flag, -share, tie-break, stamp, node, share). Smallest = most
-# unfair. The tie-break is the head candidate's key for queues (smaller first, FS-ORD-4) and
-# minus the position among the parent's child cohorts for cohorts (later equal wins, FS-ORD-5);
-# stamps tell current items from stale ones.
+# unfair. For cohorts the tie-break is minus the position among the parent's child cohorts
+# (later equal wins, FS-ORD-5). For queues it is a push counter only: equal shares are decided
+# by the head candidates' keys (FS-ORD-4) when they reach the top, so that a queue's first
+# candidate is built only if the queue competes. Stamps tell current items from stale ones.
 _Item = tuple[int, float, object, int, QuotaNode, DominantResourceShare]
 
 
@@ -411,6 +412,7 @@ class _Heaps:
         self._cohorts: dict[QuotaNode, list[_Item]] = {}
         self._stamp: dict[QuotaNode, int] = {}
         self._position: dict[QuotaNode, int] = {}
+        self._pushes = 0
         # A cohort's candidate queues enter its heap when the descent first reaches it, so
         # queues in cohorts never visited are never primed (their first candidate not built).
         self._members: dict[QuotaNode, list[QuotaNode]] = {}
@@ -435,10 +437,8 @@ class _Heaps:
         flag, share = _drs_key(d)
         tie: object
         if node.is_cluster_queue:
-            cands = o._queues.get(node)
-            if not cands:
-                return  # no candidates left: never a target again (FS-ORD-6)
-            tie = cands.head().key
+            self._pushes += 1
+            tie = self._pushes
             heaps = self._queues
         else:
             pos = self._position.get(node)
@@ -461,6 +461,25 @@ class _Heaps:
             if a.parent is None:
                 break
             self._push(a)
+
+    def _top_queue(self, heap: list[_Item] | None) -> _Item | None:
+        """The most unfair current queue of ``heap``; among equal shares the one whose head
+        candidate comes first in ORD order (FS-ORD-4)."""
+        item = self._top(heap, True)
+        if item is None or heap is None:
+            return item
+        group = [heapq.heappop(heap)]
+        while True:
+            nxt = self._top(heap, True)
+            if nxt is None or nxt[0] != item[0] or nxt[1] != item[1]:
+                break
+            group.append(heapq.heappop(heap))
+        for it in group:
+            heapq.heappush(heap, it)
+        if len(group) == 1:
+            return item
+        queues = self._o._queues
+        return min(group, key=lambda it: queues[it[4]].head().key)
 
     def _top(self, heap: list[_Item] | None, is_queue: bool) -> _Item | None:
         """The most unfair current item of ``heap``, pruning what FS-ORD-6 prunes."""
@@ -492,7 +511,7 @@ class _Heaps:
             if members:
                 for q in members:
                     self._push(q)
-            best_q = self._top(self._queues.get(node), True)
+            best_q = self._top_queue(self._queues.get(node))
             best_k = self._top(self._cohorts.get(node), False)
             if best_q is None and best_k is None:
                 self._o._pruned.add(node)
