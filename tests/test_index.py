@@ -1,8 +1,12 @@
-"""The candidate index (issue 7) is a cache: decisions with and without it are identical.
+"""The candidate index (issue 7) and the snapshot's incremental facts (issue 18) are caches.
 
-A random sequence of admissions, removals and decisions runs on two snapshots built from the
-same objects, one with ``enable_index``; every decision must return the same targets in the
-same order with the same reasons, and the index must stay in step with the snapshot.
+A random sequence of admissions, removals, what-if blocks and decisions runs on two snapshots
+built from the same objects, one with ``enable_index``. Every decision must return the same
+targets, in the same order and with the same reasons, on three paths: the maintained index,
+the default path (stored entries, over-quota sets, the incremental fair-sharing ordering) and
+the reference path (a traced decision, which keys, classifies and sorts every workload and
+scans every queue). After every step the stored entries and over-quota sets must equal what
+a recomputation from scratch gives.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from kueue_preempt import (
     Workload,
     get_targets,
 )
+from kueue_preempt import DecisionTrace
 from kueue_preempt.priority import BOOST_ANNOTATION
+from kueue_preempt.quota import QuotaNode
 
 FRS = (FlavorResource("f", "cpu"), FlavorResource("f", "gpu"))
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -80,6 +86,40 @@ def _workload(draw: st.DrawFn, serial: int) -> Workload:
     )
 
 
+def assert_incremental_facts(snap: Snapshot) -> None:
+    """Issue 18: entries per (queue, FlavorResource) and the over-quota sets (Q-11) equal a
+    recomputation from the workloads and usages."""
+    nodes: list[QuotaNode] = list(snap.cluster_queues.values()) + list(snap.cohorts.values())
+    for node in nodes:
+        over_children: dict[FlavorResource, set[str]] = {}
+        for child in node.child_cohorts + node.child_queues:
+            for fr, v in child.usage.items():
+                if v > child.subtree_quota.get(fr, 0):
+                    over_children.setdefault(fr, set()).add(child.name)
+        got = {fr: {n.name for n in s} for fr, s in node.over_children.items() if s}
+        assert got == over_children, node
+        if node.parent is None:
+            over_queues: dict[FlavorResource, set[str]] = {}
+            for q in snap.subtree(node):
+                if q.is_cluster_queue:
+                    for fr, v in q.usage.items():
+                        if v > q.subtree_quota.get(fr, 0):
+                            over_queues.setdefault(fr, set()).add(q.name)
+            assert {fr: {n.name for n in s} for fr, s in node.over_queues.items() if s} == over_queues, node
+        if node.is_cluster_queue:
+            want: dict[FlavorResource, set[str]] = {}
+            for key, w in node.workloads.items():
+                if w.quota_reserved_at is None:
+                    assert node.unreserved[key] is w
+                    continue
+                for fr in w.used_flavor_resources:
+                    want.setdefault(fr, set()).add(key)
+            assert {fr: set(d) for fr, d in node.entries.items() if d} == want, node
+            for d in node.entries.values():
+                for key, entry in d.items():
+                    assert entry[7] is node.workloads[key] and entry[5] == node.name and entry[6] == key
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_indexed_decisions_equal_plain_decisions(data: st.DataObject) -> None:
@@ -94,8 +134,19 @@ def test_indexed_decisions_equal_plain_decisions(data: st.DataObject) -> None:
     indexed.enable_index(index_config)
     serial = len(initial)
     for _ in range(data.draw(st.integers(1, 12))):
-        op = data.draw(st.sampled_from(["add", "remove", "decide", "decide"]))
-        if op == "add":
+        op = data.draw(st.sampled_from(["add", "remove", "decide", "decide", "what-if"]))
+        if op == "what-if":
+            # Changes inside a block keep the stored facts in step and are undone on exit.
+            before = plain.state()
+            with plain.preserved():
+                present = list(plain.workloads())
+                for w in present[: data.draw(st.integers(0, 3))]:
+                    plain.remove_workload(w)
+                plain.add_workload(data.draw(_workload(serial)))
+                serial += 1
+                assert_incremental_facts(plain)
+            assert plain.state() == before
+        elif op == "add":
             w = data.draw(_workload(serial))
             serial += 1
             plain.add_workload(w)
@@ -121,9 +172,19 @@ def test_indexed_decisions_equal_plain_decisions(data: st.DataObject) -> None:
             before = indexed.state()
             want = get_targets(preemptor, cq, assignment, plain, config, now)
             got = get_targets(preemptor, cq, assignment, indexed, config, now)
-            assert got == want
+            reference = get_targets(preemptor, cq, assignment, plain, config, now, DecisionTrace())
+            assert got == want == reference
+            # FS-RUN-1's fit test without the simulated usage: no what-if block, same answer.
+            node, request = plain.cluster_queue(cq), assignment.requests
+            for allow in (True, False):
+                with plain.preserved():
+                    plain.remove_usage(node, request)
+                    expected = plain.fits(node, request, allow_borrowing=allow)
+                assert plain.fits_without(node, request, request, allow_borrowing=allow) == expected
             assert indexed.state() == before
         assert indexed.state() == plain.state()
+        assert_incremental_facts(plain)
+        assert_incremental_facts(indexed)
 
 
 def test_index_goes_stale_inside_what_if_blocks_and_recovers() -> None:

@@ -243,8 +243,9 @@ def test_binary_search_finds_the_linear_scan_level(sc: Scenario) -> None:
     if not levels:
         assert binary.status.code is StatusCode.UNSCHEDULABLE and binary.placements == 0
         return
-    # Real binary search: at most ceil(log2(k + 1)) placements.
-    assert binary.placements == len(binary.search_steps) <= math.ceil(math.log2(len(levels) + 1))
+    # The lowest level, then a real binary search of the rest: at most 1 + ceil(log2(k)).
+    assert binary.placements == len(binary.search_steps) <= 1 + math.ceil(math.log2(len(levels)))
+    assert binary.search_steps[0].priority == levels[0][0], "the lowest level is probed first (issue 18)"
     ok = dict(levels)
     for step in binary.search_steps:
         assert step.succeeded == ok[step.priority]

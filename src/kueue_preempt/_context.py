@@ -15,14 +15,17 @@ from .errors import UnknownClusterQueue
 from .messages import preemption_message
 from .nonpreemptible import check_non_preemptible_quota, is_non_preemptible
 from .model import Assignment, ClusterQueue, FlavorResource, PreemptionPolicy, PreemptionReason, Target, Workload
-from .index import IndexEntry
+from ._entries import Entry
 from .ordering import SortKey, sort_key
 from .policy import order_timestamp, policy_allows
 from .priority import effective_priority
 from .quota import QuotaNode, Snapshot
 from .trace import DecisionTrace, Verdict
 
-__all__ = ["DecisionContext", "Candidate", "workloads_in_order", "check_decision_args"]
+__all__ = ["DecisionContext", "Candidate", "workloads_in_order", "check_decision_args", "NO_PRIORITY"]
+
+# Below every priority: a bound that admits nothing (POL-4, ``Never``).
+NO_PRIORITY = -(1 << 80)
 
 
 def check_decision_args(
@@ -51,19 +54,21 @@ class Candidate:
 
     __slots__ = ("workload", "node", "key", "reason", "variant", "lca")
 
-    def __init__(self, workload: Workload, node: QuotaNode, key: SortKey) -> None:
+    def __init__(self, workload: Workload, node: QuotaNode, key: tuple[object, ...]) -> None:
+        """``key``: the ORD key followed by (ClusterQueue, namespace/name), which make the order
+        total, so results do not depend on input order even when ORD ties (ORD-7, CL-GEN-7a)."""
         self.workload = workload
         self.node = node
-        # Trailing (ClusterQueue, namespace/name) make the order total, so results do not
-        # depend on input order even when ORD ties (ORD-7, CL-GEN-7a).
-        self.key = key + (node.name, workload.key)
+        self.key = key
         self.reason = PreemptionReason.IN_CLUSTER_QUEUE
         self.variant = 0
         self.lca: QuotaNode | None = None
 
     @property
     def priority(self) -> int:
-        return self.key[2]
+        p = self.key[2]
+        assert isinstance(p, int)
+        return p
 
 
 class DecisionContext:
@@ -93,6 +98,12 @@ class DecisionContext:
         self.requests = assignment.requests
         self.frnp: frozenset[FlavorResource] = assignment.preempt
         self.index = snapshot.index_for(config)
+        # The snapshot's stored entries serve the default path when keyed for this config.
+        self.entries = snapshot.entries_match(config)
+        # Lazy streams and pruned walks are equivalent to the full scan only without a trace
+        # (which reports every workload and queue it skips).
+        # Under AFS the comparator needs the name orders of CL-GEN-7a, so walks stay full.
+        self.fast = trace is None and not config.admission_fair_sharing
         self.priority = effective_priority(preemptor, boost_enabled=config.priority_boost)
         self.queue_time = order_timestamp(preemptor, config)
         self.protect_non_preemptible = config.non_preemptible_enabled
@@ -115,13 +126,28 @@ class DecisionContext:
         """NP-3: a non-preemptible workload is never a candidate (when the feature is on)."""
         return self.protect_non_preemptible and self.snapshot.is_non_preemptible(workload)
 
-    def candidate_from_entry(self, entry: IndexEntry, node: QuotaNode) -> Candidate:
-        """A Candidate from a candidate-index entry, without recomputing its key."""
-        key = (entry[0], 1 if node is self.node else 0, entry[1], entry[2], entry[3], entry[4])
-        return Candidate(entry[6], node, key)
+    def candidate_from_entry(self, entry: Entry, node: QuotaNode) -> Candidate:
+        """A Candidate from the snapshot's stored entry, without recomputing its key."""
+        key = (entry[0], 1 if node is self.node else 0, entry[1], entry[2], entry[3], entry[4], entry[5], entry[6])
+        return Candidate(entry[7], node, key)
 
     def candidate(self, workload: Workload, node: QuotaNode) -> Candidate:
-        return Candidate(workload, node, sort_key(workload, self.cq.name, self.now, self.config))
+        key: SortKey = sort_key(workload, self.cq.name, self.now, self.config)
+        return Candidate(workload, node, key + (node.name, workload.key))
+
+    def policy_bound(self, policy: PreemptionPolicy) -> int | None:
+        """Candidates at or above this effective priority fail ``policy`` (POL-1, POL-2).
+
+        None when the policy does not bound priorities (``Any``); the per-candidate check
+        still runs below the bound (POL-2's timestamp tie-break).
+        """
+        if policy is PreemptionPolicy.LOWER_PRIORITY:
+            return self.priority
+        if policy is PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY:
+            return self.priority + 1
+        if policy is PreemptionPolicy.NEVER:
+            return NO_PRIORITY
+        return None
 
     def allows(self, policy: PreemptionPolicy, c: Candidate) -> bool:
         """The policy predicate (POL-1..4) for candidate ``c`` against the preemptor.

@@ -7,7 +7,7 @@ its input once, so a caller mutating their dict afterwards cannot change a model
 
 from __future__ import annotations
 
-from typing import Generic, Iterator, Mapping, TypeVar, overload
+from typing import Generic, ItemsView, Iterator, KeysView, Mapping, TypeVar, ValuesView, overload
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -36,6 +36,17 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._data
+
+    # The dict's own views: Mapping's generic ones iterate in Python through __getitem__,
+    # and quota arithmetic iterates usage maps on every workload removal and fit test.
+    def items(self) -> ItemsView[K, V]:
+        return self._data.items()
+
+    def keys(self) -> KeysView[K]:
+        return self._data.keys()
+
+    def values(self) -> ValuesView[V]:
+        return self._data.values()
 
     @overload
     def get(self, key: K, /) -> V | None: ...

@@ -8,14 +8,15 @@ attempts (CL-ATT-2); helpers below it classify (CL-VAR-1), collect (CL-GEN-3) an
 
 from __future__ import annotations
 
-from datetime import datetime
 import heapq
+from datetime import datetime
 from typing import Generic, Iterable, Iterator, TypeVar
 
-from ._context import Candidate, DecisionContext, check_decision_args, workloads_in_order
+from ._context import NO_PRIORITY, Candidate, DecisionContext, check_decision_args, workloads_in_order
 from .config import PreemptionConfig
 from .fill_back import fill_back
-from .index import CandidateIndex, IndexEntry
+from ._entries import Entry, split_sorted
+from .index import CandidateIndex
 from .model import Assignment, PreemptionPolicy, PreemptionReason, Target, Workload
 from .ordering import sort_by_ordering
 from .policy import borrow_within_cohort_forbidden, policy_rule
@@ -66,9 +67,9 @@ def classic_targets(
     if ctx.blocked_by_np_quota():
         return []
     with snapshot.preserved():
-        ordered, attempts = _plan(ctx)
+        orders, attempts = _plan(ctx)
         for allow_borrowing in attempts:
-            selected = _run_attempt(ctx, ordered, allow_borrowing)
+            selected = _run_attempt(ctx, orders[allow_borrowing], allow_borrowing)
             if selected:
                 return ctx.targets(selected)
     if tr is not None:
@@ -76,11 +77,26 @@ def classic_targets(
     return []
 
 
-def _plan(ctx: DecisionContext) -> tuple[Iterable[Candidate], list[bool]]:
-    """Candidate order (CL-GEN-7) and attempt list (CL-ATT-1)."""
-    hierarchy, priority, same_queue = (_bucket(ctx, sources) for sources in _sources(ctx))
+def _plan(ctx: DecisionContext) -> tuple[dict[bool, Iterable[Candidate]], list[bool]]:
+    """Candidate order per attempt (CL-GEN-7) and attempt list (CL-ATT-1)."""
+    prem = ctx.cq.preemption
+    h_src, p_src, s_src = _sources(ctx)
+    # Policies bound priorities (POL-1/2): with stored entries the buckets stop there.
+    cohort_bound = ctx.policy_bound(prem.reclaim_within_cohort) if ctx.fast else None
+    hierarchy = _bucket(ctx, h_src, cohort_bound)
+    priority = _bucket(ctx, p_src, cohort_bound)
+    same_queue = _bucket(ctx, s_src, ctx.policy_bound(prem.within_cluster_queue) if ctx.fast else None)
     # CL-GEN-7: evicted(h) ++ evicted(p) ++ evicted(s) ++ rest(h) ++ rest(p) ++ rest(s).
     ordered = _Chain([hierarchy[0], priority[0], same_queue[0], hierarchy[1], priority[1], same_queue[1]])
+    orders: dict[bool, Iterable[Candidate]] = {True: ordered, False: ordered}
+    if ctx.fast:
+        # With borrowing allowed, priority-bucket candidates at or above this priority are
+        # reclaim-without-borrowing and skipped (CL-VAR-3). The bucket is in priority order
+        # (ORD-4 after the constant ORD-1/ORD-2), so that attempt stops there instead.
+        var3 = _while_borrowing_bound(ctx)
+        orders[True] = _Chain(
+            [hierarchy[0], _Below(priority[0], var3), same_queue[0], hierarchy[1], _Below(priority[1], var3), same_queue[1]]
+        )
 
     no_hier = not hierarchy[0] and not hierarchy[1]  # CL-GEN-8: raw buckets
     no_other = no_hier and not priority[0] and not priority[1]
@@ -103,7 +119,20 @@ def _plan(ctx: DecisionContext) -> tuple[Iterable[Candidate], list[bool]]:
             f"attempts: [{names}] (borrowWithinCohort forbidden={forbidden}, under nominal={under}, "
             f"cohort candidates={not no_other}, hierarchy candidates={not no_hier})",
         )
-    return ordered, attempts
+    return orders, attempts
+
+
+def _while_borrowing_bound(ctx: DecisionContext) -> int:
+    """CL-VAR-1 steps 5-7: a priority-bucket candidate is reclaim-while-borrowing iff its
+    priority is below this bound (else reclaim-without-borrowing)."""
+    bwc = ctx.cq.preemption.borrow_within_cohort
+    if borrow_within_cohort_forbidden(ctx.cq) or bwc is None:
+        return NO_PRIORITY
+    bound = ctx.priority
+    threshold = bwc.max_priority_threshold
+    if threshold is not None:
+        bound = min(bound, threshold + 1)
+    return bound
 
 
 # A ClusterQueue whose workloads feed a bucket: (queue, lowest common ancestor, advantage).
@@ -136,46 +165,68 @@ def _sources(ctx: DecisionContext) -> tuple[list[_Source], list[_Source], list[_
     return hierarchy, priority, same
 
 
-def _bucket(ctx: DecisionContext, sources: list[_Source]) -> tuple[Iterable[Candidate], Iterable[Candidate]]:
+def _bucket(
+    ctx: DecisionContext, sources: list[_Source], bound: int | None
+) -> tuple[Iterable[Candidate], Iterable[Candidate]]:
     """One bucket's candidates in ORD order, split into (evicted, rest) (CL-GEN-7).
 
-    With a current candidate index the per-queue sorted lists are merged lazily, so only the
-    candidates a decision reaches are classified; otherwise every workload is classified and
-    the bucket sorted. Both give the same sequence.
+    With a current candidate index the per-queue sorted lists are merged lazily; otherwise the
+    snapshot's stored entries are sorted (C tuple comparisons, no key computed). Either way
+    only the candidates a decision reaches are classified, and only those below ``bound``
+    (the policy's priority bound) are considered. Without stored entries for this
+    configuration (other boost/cost switches, AFS) every workload is keyed, classified and
+    the bucket sorted. All give the same sequence.
     """
     index = ctx.index
-    if index is None:
-        out = []
-        for queue, lca, advantage in sources:
-            for w in workloads_in_order(queue, ctx.config.admission_fair_sharing):
-                c = ctx.candidate(w, queue)
-                if _admit(ctx, c, lca, advantage):
-                    out.append(c)
-        ordered = sort_by_ordering(out, _key_of, _workload_of, ctx.config.admission_fair_sharing)
-        return [c for c in ordered if c.workload.evicted], [c for c in ordered if not c.workload.evicted]
-    return _Lazy(_merged(ctx, index, sources, True)), _Lazy(_merged(ctx, index, sources, False))
+    if not sources:
+        return (), ()
+    if index is not None:
+        return _Lazy(_merged(ctx, index, sources, True, bound)), _Lazy(_merged(ctx, index, sources, False, bound))
+    if ctx.entries and ctx.fast:  # a trace reports every candidate: it takes the full path
+        return _sorted_entries(ctx, sources, bound)
+    out = []
+    for queue, lca, advantage in sources:
+        for w in workloads_in_order(queue, ctx.config.admission_fair_sharing):
+            c = ctx.candidate(w, queue)
+            if _admit(ctx, c, lca, advantage):
+                out.append(c)
+    ordered = sort_by_ordering(out, _key_of, _workload_of, ctx.config.admission_fair_sharing)
+    return [c for c in ordered if c.workload.evicted], [c for c in ordered if not c.workload.evicted]
 
 
-def _merged(ctx: DecisionContext, index: CandidateIndex, sources: list[_Source], evicted: bool) -> Iterator[Candidate]:
-    streams = [_keyed(index, ctx, queue, lca, advantage, evicted) for queue, lca, advantage in sources]
-    for _, entry, queue, lca, advantage in heapq.merge(*streams):
-        c = ctx.candidate_from_entry(entry, queue)
+def _sorted_entries(
+    ctx: DecisionContext, sources: list[_Source], bound: int | None
+) -> tuple[Iterable[Candidate], Iterable[Candidate]]:
+    """Default path: the sources' stored entries, sorted once (ORD-2 is constant in a bucket,
+    so the entry order is the candidate order), split at ORD-1 and cut at ``bound``."""
+    snapshot, frnp, now = ctx.snapshot, ctx.frnp, ctx.now
+    entries: list[Entry] = []
+    by_name: dict[str, _Source] = {}
+    for source in sources:
+        by_name[source[0].name] = source
+        entries += snapshot.candidate_entries(source[0], frnp, now)
+    entries.sort()
+    evicted, rest = split_sorted(entries, bound)
+    return _Lazy(_admitted(ctx, evicted, by_name)), _Lazy(_admitted(ctx, rest, by_name))
+
+
+def _merged(
+    ctx: DecisionContext, index: CandidateIndex, sources: list[_Source], evicted: bool, bound: int | None
+) -> Iterator[Candidate]:
+    """Indexed path: the sources' sorted slices merged lazily (entries are unique tuples, so
+    the merge compares them directly)."""
+    snapshot, frnp, now = ctx.snapshot, ctx.frnp, ctx.now
+    streams = [snapshot.candidate_stream(index, queue, frnp, now, evicted, bound) for queue, _, _ in sources]
+    merged = streams[0] if len(streams) == 1 else heapq.merge(*streams)
+    return _admitted(ctx, merged, {source[0].name: source for source in sources})
+
+
+def _admitted(ctx: DecisionContext, entries: Iterator[Entry], by_name: dict[str, _Source]) -> Iterator[Candidate]:
+    for e in entries:
+        queue, lca, advantage = by_name[e[5]]
+        c = ctx.candidate_from_entry(e, queue)
         if _admit(ctx, c, lca, advantage):
             yield c
-
-
-def _keyed(
-    index: CandidateIndex,
-    ctx: DecisionContext,
-    queue: QuotaNode,
-    lca: QuotaNode | None,
-    advantage: bool,
-    evicted: bool,
-) -> Iterator[tuple[tuple[object, ...], IndexEntry, QuotaNode, QuotaNode | None, bool]]:
-    # Merge key = Candidate.key without the ORD-2 flag, constant inside a bucket; it ends in the
-    # unique workload key, so the merge never compares the payload.
-    for e in index.entries(queue, ctx.now, evicted):
-        yield (e[0], e[1], e[2], e[3], e[4], queue.name, e[5]), e, queue, lca, advantage
 
 
 def _admit(ctx: DecisionContext, c: Candidate, lca: QuotaNode | None, advantage: bool) -> bool:
@@ -213,6 +264,21 @@ class _Lazy(Generic[T]):
 
     def __bool__(self) -> bool:
         return next(iter(self), None) is not None
+
+
+class _Below:
+    """The prefix of a priority-ordered candidate sequence below ``bound``."""
+
+    def __init__(self, source: Iterable[Candidate], bound: int) -> None:
+        self._source = source
+        self._bound = bound
+
+    def __iter__(self) -> Iterator[Candidate]:
+        bound = self._bound
+        for c in self._source:
+            if c.priority >= bound:
+                return
+            yield c
 
 
 class _Chain(Generic[T]):
@@ -295,6 +361,19 @@ def _over_nominal_queues(ctx: DecisionContext, ancestor: QuotaNode, skip: QuotaN
     skips the child already searched at the level below and the preemptor's own queue.
     """
     frnp = ctx.frnp
+    if ctx.fast:
+        # The snapshot keeps which children are over quota (issue 18): visit only those.
+        # Source order does not change results here: candidate keys are a total order.
+        todo = [ancestor]
+        while todo:
+            for k in Snapshot.over_children(todo.pop(), frnp):
+                if k is skip or k is ctx.node:
+                    continue
+                if k.is_cluster_queue:
+                    yield k
+                else:
+                    todo.append(k)
+        return
     within = Snapshot.within_nominal
     tr = ctx.trace
     stack: list[QuotaNode] = [ancestor]

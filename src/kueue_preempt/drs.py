@@ -88,16 +88,36 @@ def compare_drs(a: DominantResourceShare, b: DominantResourceShare) -> int:
 
 
 def dominant_resource_share(
-    snapshot: Snapshot, node: QuotaNode, extra: Mapping[FlavorResource, int] | None = None
+    snapshot: Snapshot,
+    node: QuotaNode,
+    extra: Mapping[FlavorResource, int] | None = None,
+    *,
+    removed: Mapping[FlavorResource, int] | None = None,
 ) -> DominantResourceShare:
     """FS-DRS-1 for ``node`` (a ClusterQueue or cohort), optionally with ``extra`` usage (FS-DRS-1a).
 
-    O(F · depth) for F FlavorResources; the lendable capacity is cached per snapshot.
+    ``removed``: the share as if that usage were removed from ``node`` itself, with the same
+    saturating subtraction ``Snapshot.remove_usage`` applies to the node (FS-LCA-2's ``tNew``
+    for a ClusterQueue, without a what-if block). O(F) for F FlavorResources; the lendable
+    capacity is cached per snapshot.
     """
     arg(snapshot, Snapshot, "dominant_resource_share", "snapshot")
     arg(node, QuotaNode, "dominant_resource_share", "node")
     if extra is not None:
         _amount_map(extra, "dominant_resource_share", "extra")
+    if removed is not None:
+        _amount_map(removed, "dominant_resource_share", "removed")
+    return drs_of(snapshot, node, extra, removed)
+
+
+def drs_of(
+    snapshot: Snapshot,
+    node: QuotaNode,
+    extra: Mapping[FlavorResource, int] | None = None,
+    removed: Mapping[FlavorResource, int] | None = None,
+) -> DominantResourceShare:
+    """:func:`dominant_resource_share` without the argument checks, for the algorithms' inner
+    loops (their arguments are checked once per decision)."""
     parent = node.parent
     if parent is None:
         return DominantResourceShare(ratio=0.0, weight=node.fair_weight)  # FS-W-4
@@ -107,14 +127,19 @@ def dominant_resource_share(
         used = usage.get(fr, 0)
         if extra:
             used = amount_add(used, extra.get(fr, 0))
-        over = amount_sub(used, quota)
-        if over > 0:
+        if removed:
+            used = amount_sub(used, removed.get(fr, 0))
+        # amount_sub(used, quota) > 0 exactly when used > quota (saturation keeps the sign),
+        # and most FlavorResources are within quota: test before calling.
+        if used > quota:
+            over = amount_sub(used, quota)
             borrowed[fr.resource] = amount_add(borrowed.get(fr.resource, 0), over)
     if not borrowed:
         return DominantResourceShare(ratio=0.0, weight=node.fair_weight)
     best_ratio = 0.0
     best_resource = ""
-    for resource in sorted(borrowed):  # ties go to the alphabetically smaller name
+    # Ties go to the alphabetically smaller name.
+    for resource in sorted(borrowed) if len(borrowed) > 1 else borrowed:
         lendable = snapshot.lendable(parent, resource)
         if lendable <= 0:
             continue

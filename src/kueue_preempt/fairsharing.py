@@ -10,6 +10,7 @@ cohorts.
 
 from __future__ import annotations
 
+import heapq
 from datetime import datetime
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -17,8 +18,9 @@ from ._checks import arg, arg_iterable, optional_arg
 from .errors import InvalidArgument, UnknownClusterQueue
 from ._context import Candidate, DecisionContext, check_decision_args, workloads_in_order
 from .config import FairSharingConfig, FairSharingStrategy, PreemptionConfig
-from .drs import NEGATIVE_SHARE, DominantResourceShare, compare_drs, dominant_resource_share, format_share
+from .drs import NEGATIVE_SHARE, DominantResourceShare, compare_drs, dominant_resource_share, drs_of, format_share
 from .fill_back import fill_back
+from ._entries import split_sorted
 from .index import CandidateIndex
 from .model import Assignment, FlavorResource, PreemptionPolicy, PreemptionReason, Target, Workload
 from .ordering import sort_by_ordering
@@ -146,7 +148,12 @@ def _candidates(ctx: DecisionContext) -> dict[QuotaNode, CandidateQueue]:
     sources: list[tuple[QuotaNode, PreemptionPolicy, str]] = []
     if prem.within_cluster_queue is not PreemptionPolicy.NEVER:
         sources.append((ctx.node, prem.within_cluster_queue, "FS-CAND-1"))
-    if ctx.node.parent is not None and prem.reclaim_within_cohort is not PreemptionPolicy.NEVER:
+    if ctx.node.parent is not None and prem.reclaim_within_cohort is not PreemptionPolicy.NEVER and ctx.fast:
+        # The snapshot keeps the tree's over-nominal queues per FlavorResource (issue 18).
+        for node in Snapshot.borrowing_queues(ctx.node.root, frnp):
+            if node is not ctx.node:
+                sources.append((node, prem.reclaim_within_cohort, "FS-CAND-2"))
+    elif ctx.node.parent is not None and prem.reclaim_within_cohort is not PreemptionPolicy.NEVER:
         for node in ctx.snapshot.subtree(ctx.node.root):
             if not node.is_cluster_queue or node is ctx.node:
                 continue
@@ -156,8 +163,15 @@ def _candidates(ctx: DecisionContext) -> dict[QuotaNode, CandidateQueue]:
             elif tr is not None:
                 tr.add(Verdict.INFO, "FS-CAND-2", "not borrowing: its workloads are not candidates", cluster_queue=node.name)
     index = ctx.index
+    # Untraced, a queue's first candidate is built only when the ordering reaches the queue's
+    # cohort; a trace reports every queue's eligibility up front, as the full path does.
+    eager = not ctx.fast
     if index is not None:
-        return {node: CandidateQueue(_indexed(ctx, index, node, policy, rule)) for node, policy, rule in sources}
+        return {
+            node: CandidateQueue(_indexed(ctx, index, node, policy, rule), eager=eager) for node, policy, rule in sources
+        }
+    if ctx.entries and ctx.fast:
+        return {node: CandidateQueue(_stored(ctx, node, policy, rule), eager=False) for node, policy, rule in sources}
     out = [
         c
         for node, policy, rule in sources
@@ -175,8 +189,21 @@ def _indexed(
 ) -> Iterator[Candidate]:
     """One queue's eligible candidates, lazily, from the index (a function, not a generator
     expression, so that ``policy`` and ``rule`` are bound per queue)."""
-    for evicted in (True, False):  # ORD-1: evicted first
-        for entry in index.entries(node, ctx.now, evicted):
+    bound = ctx.policy_bound(policy) if ctx.fast else None
+    snapshot = ctx.snapshot
+    for entry in snapshot.candidate_stream(index, node, ctx.frnp, ctx.now, None, bound):  # ORD-1 included
+        c = ctx.candidate_from_entry(entry, node)
+        if _eligible(ctx, c, policy, rule):
+            yield c
+
+
+def _stored(ctx: DecisionContext, node: QuotaNode, policy: PreemptionPolicy, rule: str) -> Iterator[Candidate]:
+    """Default path: one queue's stored entries sorted (ORD-2 is constant inside a queue, so
+    entry order is candidate order), below the policy's priority bound, lazily classified."""
+    entries = ctx.snapshot.candidate_entries(node, ctx.frnp, ctx.now)
+    entries.sort()
+    for part in split_sorted(entries, ctx.policy_bound(policy)):
+        for entry in part:
             c = ctx.candidate_from_entry(entry, node)
             if _eligible(ctx, c, policy, rule):
                 yield c
@@ -212,19 +239,30 @@ def _eligible(ctx: DecisionContext, c: Candidate, policy: PreemptionPolicy, rule
 class CandidateQueue:
     """One ClusterQueue's remaining candidates, in ORD order, consumed from the front.
 
-    Backed by an iterator so that an indexed decision only builds the candidates it reaches.
+    Backed by an iterator so that a decision only builds the candidates it reaches; the first
+    one too is taken only when first needed (``eager=True`` takes it at once).
     """
 
-    __slots__ = ("_source", "_head")
+    __slots__ = ("_source", "_head", "_primed")
 
-    def __init__(self, source: Iterable[Candidate]) -> None:
+    def __init__(self, source: Iterable[Candidate], *, eager: bool = True) -> None:
         self._source = iter(source)
-        self._head = next(self._source, None)
+        self._head: Candidate | None = None
+        self._primed = False
+        if eager:
+            self._prime()
+
+    def _prime(self) -> None:
+        if not self._primed:
+            self._primed = True
+            self._head = next(self._source, None)
 
     def __bool__(self) -> bool:
+        self._prime()
         return self._head is not None
 
     def head(self) -> Candidate:
+        self._prime()
         if self._head is None:
             raise IndexError("no candidates left")
         return self._head
@@ -233,7 +271,6 @@ class CandidateQueue:
         head = self.head()
         self._head = next(self._source, None)
         return head
-
 
 
 
@@ -252,7 +289,14 @@ class ClusterQueueOrdering:
         preemptor_queue: QuotaNode,
         candidates: Sequence[Candidate] | Mapping[QuotaNode, CandidateQueue],
         trace: DecisionTrace | None = None,
+        *,
+        incremental: bool = False,
     ) -> None:
+        """``incremental=True`` (used by fair-sharing decisions, ignored with a trace) keeps
+        each cohort's children in heaps by DRS instead of recomputing every child's DRS at
+        every step. Its contract: between two yields, only workloads of the queue last
+        yielded are removed (as a decision does); the DRS of that queue and its ancestors
+        are then recomputed, O(depth · log n) per step instead of O(children · depth)."""
         self._trace = optional_arg(trace, DecisionTrace, "ClusterQueueOrdering", "trace")
         self._snapshot = arg(snapshot, Snapshot, "ClusterQueueOrdering", "snapshot")
         self._preemptor = arg(preemptor_queue, QuotaNode, "ClusterQueueOrdering", "preemptor_queue")
@@ -265,6 +309,7 @@ class ClusterQueueOrdering:
             self._queues = {node: CandidateQueue(cands) for node, cands in grouped.items()}
         self._pruned: set[QuotaNode] = set()
         self._ancestors = set(preemptor_queue.ancestors())
+        self._heaps: _Heaps | None = _Heaps(self) if incremental and trace is None else None
 
     def __iter__(self) -> Iterator[QuotaNode]:
         p = self._preemptor
@@ -273,11 +318,12 @@ class ClusterQueueOrdering:
                 yield p
             return
         root = p.root
+        heaps = self._heaps
         while root not in self._pruned:  # FS-ORD-3
-            target = self._next_target(root)
+            target = self._next_target(root) if heaps is None else heaps.next_target(root)
             if target is not None:
                 if self._trace is not None:
-                    drs = dominant_resource_share(self._snapshot, target)
+                    drs = drs_of(self._snapshot, target)
                     self._trace.add(
                         Verdict.INFO,
                         "FS-ORD-4",
@@ -285,6 +331,8 @@ class ClusterQueueOrdering:
                         cluster_queue=target.name,
                     )
                 yield target
+                if heaps is not None:
+                    heaps.changed(target)
 
     def head(self, queue: QuotaNode) -> Candidate:
         return self._queues[queue].head()
@@ -310,7 +358,7 @@ class ClusterQueueOrdering:
             for q in node.child_queues:
                 if q in pruned:
                     continue
-                d = dominant_resource_share(snapshot, q)
+                d = drs_of(snapshot, q)
                 if (not d.borrowing and q is not self._preemptor) or not self._queues.get(q):
                     pruned.add(q)
                     if self._trace is not None and self._queues.get(q):
@@ -326,7 +374,7 @@ class ClusterQueueOrdering:
             for k in node.child_cohorts:
                 if k in pruned:
                     continue
-                d = dominant_resource_share(snapshot, k)
+                d = drs_of(snapshot, k)
                 if not d.borrowing and k not in self._ancestors:
                     pruned.add(k)
                     if self._trace is not None:
@@ -340,6 +388,148 @@ class ClusterQueueOrdering:
                 node = best_k
                 continue
             return best_q
+
+
+# A heap item: (-zero-weight flag, -share, tie-break, stamp, node, share). Smallest = most
+# unfair. For cohorts the tie-break is minus the position among the parent's child cohorts
+# (later equal wins, FS-ORD-5). For queues it is a push counter only: equal shares are decided
+# by the head candidates' keys (FS-ORD-4) when they reach the top, so that a queue's first
+# candidate is built only if the queue competes. Stamps tell current items from stale ones.
+_Item = tuple[int, float, object, int, QuotaNode, DominantResourceShare]
+
+
+def _drs_key(d: DominantResourceShare) -> tuple[int, float]:
+    """A key ordering shares as :func:`compare_drs` does (FS-DRS-4): infinite shares above
+    every finite one, among themselves by ratio; negated for a min-heap."""
+    if d.zero_weight_borrowing:
+        return -1, -d.ratio
+    return 0, -d.precise
+
+
+class _Heaps:
+    """FS-ORD-4 with each cohort's children kept in heaps by DRS (issue 18).
+
+    Only queues with candidates, and the cohorts above them, are kept: a cohort without any
+    can only be descended into and pruned, which changes nothing the scan would yield.
+    Pruning (FS-ORD-6) is lazy, when an item reaches the top: usage only decreases during a
+    pass, so a queue or cohort that stopped borrowing never borrows again.
+    """
+
+    def __init__(self, ordering: ClusterQueueOrdering) -> None:
+        self._o = ordering
+        self._queues: dict[QuotaNode, list[_Item]] = {}
+        self._cohorts: dict[QuotaNode, list[_Item]] = {}
+        self._stamp: dict[QuotaNode, int] = {}
+        self._position: dict[QuotaNode, int] = {}
+        self._pushes = 0
+        # A cohort's candidate queues enter its heap when the descent first reaches it, so
+        # queues in cohorts never visited are never primed (their first candidate not built).
+        self._members: dict[QuotaNode, list[QuotaNode]] = {}
+        seen: set[QuotaNode] = set()
+        for q in ordering._queues:
+            if q.parent is None:
+                continue
+            self._members.setdefault(q.parent, []).append(q)
+            for a in q.ancestors():
+                if a in seen or a.parent is None:
+                    break
+                seen.add(a)
+                self._push(a)
+
+    def _push(self, node: QuotaNode) -> None:
+        parent = node.parent
+        assert parent is not None
+        o = self._o
+        stamp = self._stamp.get(node, 0) + 1
+        self._stamp[node] = stamp
+        d = drs_of(o._snapshot, node)
+        flag, share = _drs_key(d)
+        tie: object
+        if node.is_cluster_queue:
+            self._pushes += 1
+            tie = self._pushes
+            heaps = self._queues
+        else:
+            pos = self._position.get(node)
+            if pos is None:
+                pos = self._position[node] = parent.child_cohorts.index(node)
+            tie = -pos
+            heaps = self._cohorts
+        heap = heaps.get(parent)
+        if heap is None:
+            heap = heaps[parent] = []
+        heapq.heappush(heap, (flag, share, tie, stamp, node, d))
+
+    def changed(self, queue: QuotaNode) -> None:
+        """``queue`` was yielded: its head and usage may have changed, and so may the shares
+        of its ancestors."""
+        if queue.parent is None:
+            return
+        self._push(queue)
+        for a in queue.ancestors():
+            if a.parent is None:
+                break
+            self._push(a)
+
+    def _top_queue(self, heap: list[_Item] | None) -> _Item | None:
+        """The most unfair current queue of ``heap``; among equal shares the one whose head
+        candidate comes first in ORD order (FS-ORD-4)."""
+        item = self._top(heap, True)
+        if item is None or heap is None:
+            return item
+        group = [heapq.heappop(heap)]
+        while True:
+            nxt = self._top(heap, True)
+            if nxt is None or nxt[0] != item[0] or nxt[1] != item[1]:
+                break
+            group.append(heapq.heappop(heap))
+        for it in group:
+            heapq.heappush(heap, it)
+        if len(group) == 1:
+            return item
+        queues = self._o._queues
+        return min(group, key=lambda it: queues[it[4]].head().key)
+
+    def _top(self, heap: list[_Item] | None, is_queue: bool) -> _Item | None:
+        """The most unfair current item of ``heap``, pruning what FS-ORD-6 prunes."""
+        o = self._o
+        pruned = o._pruned
+        stamp = self._stamp
+        while heap:
+            item = heap[0]
+            node, d = item[4], item[5]
+            if item[3] != stamp[node] or node in pruned:
+                heapq.heappop(heap)
+                continue
+            if is_queue:
+                if (not d.borrowing and node is not o._preemptor) or not o._queues.get(node):
+                    pruned.add(node)
+                    heapq.heappop(heap)
+                    continue
+            elif not d.borrowing and node not in o._ancestors:
+                pruned.add(node)
+                heapq.heappop(heap)
+                continue
+            return item
+        return None
+
+    def next_target(self, cohort: QuotaNode) -> QuotaNode | None:
+        node = cohort
+        while True:
+            members = self._members.pop(node, None)
+            if members:
+                for q in members:
+                    self._push(q)
+            best_q = self._top_queue(self._queues.get(node))
+            best_k = self._top(self._cohorts.get(node), False)
+            if best_q is None and best_k is None:
+                self._o._pruned.add(node)
+                return None
+            if best_k is not None and (best_q is None or compare_drs(best_k[5], best_q[5]) >= 0):
+                node = best_k[4]  # the cohort wins ties (FS-ORD-4)
+                continue
+            assert best_q is not None
+            return best_q[4]
 
 
 def _almost_lca(target: QuotaNode, preemptor: QuotaNode) -> tuple[QuotaNode, QuotaNode]:
@@ -374,9 +564,12 @@ def target_share_after_removal(
     arg(workload, Workload, "target_share_after_removal", "workload")
     target = snapshot.cluster_queue(workload.cluster_queue)
     _, t_almost = _almost_lca(target, preemptor_queue)
+    if t_almost is target:
+        # The share of the target's own queue depends only on its usage: subtract directly.
+        return drs_of(snapshot, target, removed=workload.usage)
     with snapshot.preserved():
         snapshot.remove_usage(target, workload.usage)
-        return dominant_resource_share(snapshot, t_almost)
+        return drs_of(snapshot, t_almost)
 
 
 class _Run:
@@ -389,9 +582,8 @@ class _Run:
     def fits(self) -> bool:
         """FS-RUN-1 ``fits_fs``: the fit without the simulated preemptor usage."""
         ctx = self.ctx
-        with ctx.snapshot.preserved():
-            ctx.snapshot.remove_usage(ctx.node, ctx.requests)
-            return ctx.fits(not ctx.must_not_borrow)  # NP-8: strict mode may not borrow
+        # NP-8: strict mode may not borrow.
+        return ctx.snapshot.fits_without(ctx.node, ctx.requests, ctx.requests, allow_borrowing=not ctx.must_not_borrow)
 
     def take(self, c: Candidate, reason: PreemptionReason, rule: str, detail: str) -> bool:
         c.reason = reason
@@ -410,7 +602,7 @@ class _Run:
     ) -> tuple[bool, list[Candidate]]:
         """FS-RUN-2 with the within-nominal shortcut FS-NOM-1."""
         ctx, snapshot, tr = self.ctx, self.ctx.snapshot, self.ctx.trace
-        ordering = ClusterQueueOrdering(snapshot, ctx.node, candidates, tr)
+        ordering = ClusterQueueOrdering(snapshot, ctx.node, candidates, tr, incremental=True)
         retry: list[Candidate] = []
         node = ctx.node
         nominal_ok = ctx.config.fair_sharing_preempt_within_nominal and all(
@@ -439,7 +631,7 @@ class _Run:
             while ordering.has_candidates(q):
                 c = ordering.pop(q)
                 target_new = target_share_after_removal(snapshot, node, c.workload)
-                shares = (
+                shares = "" if tr is None else (
                     f"preemptor share {format_share(preemptor_new)}, target share {format_share(target_old)}"
                     f" -> {format_share(target_new)}"
                 )
@@ -457,11 +649,13 @@ class _Run:
         ctx, snapshot, tr = self.ctx, self.ctx.snapshot, self.ctx.trace
         if tr is not None:
             tr.add(Verdict.INFO, "FS-RUN-3", f"second pass with LessThanInitialShare over {len(retry)} candidate(s)")
-        ordering = ClusterQueueOrdering(snapshot, ctx.node, retry, tr)
+        ordering = ClusterQueueOrdering(snapshot, ctx.node, retry, tr, incremental=True)
         for q in ordering:
             preemptor_new, target_old = fair_shares(snapshot, ctx.node, q)
             c = ordering.pop(q)
-            shares = f"preemptor share {format_share(preemptor_new)}, target share {format_share(target_old)}"
+            shares = "" if tr is None else (
+                f"preemptor share {format_share(preemptor_new)}, target share {format_share(target_old)}"
+            )
             if compare_drs(preemptor_new, target_old) < 0:
                 detail = f"LessThanInitialShare: {shares}"
                 if self.take(c, PreemptionReason.IN_COHORT_FAIR_SHARING, "FS-STRAT-2", detail):

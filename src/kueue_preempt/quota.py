@@ -9,12 +9,25 @@ inverse operations is what keeps GT-3 exact even when amounts saturate (DM-11, Q
 
 Every walk over the tree is iterative (paths are precomputed tuples), so a deep or malicious
 cohort chain cannot exhaust the interpreter stack.
+
+What decisions need is kept incrementally (issue 18), so that a decision touches only the
+workloads and queues it may act on:
+
+* every admitted workload's ordering entry (:mod:`kueue_preempt._entries`), computed once when
+  it enters, per ClusterQueue and FlavorResource (``QuotaNode.entries``);
+* per FlavorResource, which children of each cohort are over their (subtree) quota
+  (``QuotaNode.over_children``) and which ClusterQueues of each tree are
+  (``QuotaNode.over_queues`` on the root), updated by every usage write when it crosses the
+  quota, and restored with it;
+* optionally the :class:`~kueue_preempt.index.CandidateIndex` (sorted entries), owned here.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Iterable, Iterator, Mapping
+import heapq
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import AbstractSet, Any, Iterable, Iterator, Mapping
 
 from ._checks import iter_args
 from .config import PreemptionConfig
@@ -28,13 +41,16 @@ from .model import (
     Workload,
     WorkloadPriorityClass,
 )
-from .index import CandidateIndex
+from ._entries import Entry, make_entry
+from .index import CandidateIndex, dedupe
 from .quantity import amount_add, amount_sub
 
 __all__ = ["QuotaNode", "Snapshot", "MAX_COHORT_DEPTH", "MAX_OBJECTS"]
 
 MAX_COHORT_DEPTH = 1000
 """Deepest cohort chain accepted; deeper trees are rejected as absurd input."""
+_DEFAULT_CONFIG = PreemptionConfig()
+
 MAX_OBJECTS = 10_000_000
 """Largest number of ClusterQueues + cohorts + workloads accepted in one snapshot."""
 
@@ -68,6 +84,10 @@ class QuotaNode:
         "cohort",
         "workloads",
         "np_usage",
+        "entries",
+        "unreserved",
+        "over_children",
+        "over_queues",
     )
 
     def __init__(self, name: str, is_cluster_queue: bool) -> None:
@@ -88,6 +108,13 @@ class QuotaNode:
         self.cohort: Cohort | None = None
         self.workloads: dict[str, Workload] = {}
         self.np_usage: dict[FlavorResource, int] = {}
+        # Issue 18, see the module docstring. ``entries[fr][key]``: reserved workloads using fr.
+        self.entries: dict[FlavorResource, dict[str, Entry]] = {}
+        # Workloads without a reservation time sort as reserved "now" (ORD-5), which only a
+        # decision knows: their entries are built per decision (rare in practice).
+        self.unreserved: dict[str, Workload] = {}
+        self.over_children: dict[FlavorResource, set[QuotaNode]] = {}
+        self.over_queues: dict[FlavorResource, set[QuotaNode]] = {}
 
     @property
     def kind(self) -> str:
@@ -103,6 +130,22 @@ class QuotaNode:
 
     def __repr__(self) -> str:
         return f"<{self.kind} {self.name}>"
+
+
+class _Preserved(AbstractContextManager["Snapshot"]):
+    """The context manager of :meth:`Snapshot.preserved`."""
+
+    __slots__ = ("_snapshot", "_outer")
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self._snapshot = snapshot
+
+    def __enter__(self) -> Snapshot:
+        self._outer = self._snapshot._begin()
+        return self._snapshot
+
+    def __exit__(self, *exc: object) -> None:
+        self._snapshot._restore(self._outer)
 
 
 class Snapshot:
@@ -128,14 +171,22 @@ class Snapshot:
     ) -> None:
         self._queues: dict[str, QuotaNode] = {}
         self._cohorts: dict[str, QuotaNode] = {}
-        self._journal: list[tuple[object, ...]] | None = None
+        # (op, node, x, y) records; Any because the restore loop is hot (no casts there).
+        self._journal: list[tuple[Any, ...]] | None = None
         # Potential capacity depends only on quotas and limits, never on usage, so the
         # per-(parent, resource) sums fair sharing asks for repeatedly are cached.
         self._lendable: dict[tuple[QuotaNode, str], int] = {}
         self._index: CandidateIndex | None = None
         # The index follows add/remove outside what-if blocks only; a change inside one makes
-        # it stale until the block restores the state it was built for.
+        # it stale until the block restores the state it was built for (a decision iterates
+        # its lists while it removes workloads inside such a block).
         self._index_valid = False
+        # The (priority boost, preemption cost) switches the stored entries were keyed with:
+        # the default configuration's until a decision or enable_index asks for others.
+        self._key_boost = _DEFAULT_CONFIG.priority_boost
+        self._key_cost = _DEFAULT_CONFIG.preemption_cost_enabled
+        # Entries removed inside the current what-if block, by workload key (see _enter).
+        self._parked: dict[str, Entry] = {}
         self._classes: dict[str, WorkloadPriorityClass] = {}
         cluster_queues = iter_args(cluster_queues, ClusterQueue, "Snapshot", "cluster_queues")
         cohorts = iter_args(cohorts, Cohort, "Snapshot", "cohorts")
@@ -270,10 +321,12 @@ class Snapshot:
             node = self._queues.get(w.cluster_queue)
             if node is None:
                 raise UnknownClusterQueue(f"Workload {w.key}", "cluster_queue", w.cluster_queue)
-            if w.key in seen:
-                raise DuplicateName("Workload", w.key)
-            seen.add(w.key)
-            node.workloads[w.key] = w
+            key = w.key
+            if key in seen:
+                raise DuplicateName("Workload", key)
+            seen.add(key)
+            node.workloads[key] = w
+            self._enter(node, key, w)
             usage = node.usage
             for fr, v in w.usage.items():
                 usage[fr] = amount_add(usage.get(fr, 0), v)
@@ -290,6 +343,164 @@ class Snapshot:
                 for fr, v in child.usage.items():
                     u[fr] = amount_add(u.get(fr, 0), max(0, amount_sub(v, child.local_quota.get(fr, 0))))
             node.usage = u
+        for node in self._order:
+            sq = node.subtree_quota
+            for fr, v in node.usage.items():
+                if v > sq.get(fr, 0):
+                    self._mark_over(node, fr, True)
+
+    # ------------------------------------------------------------------ kept incrementally (issue 18)
+
+    def _enter(self, node: QuotaNode, key: str, w: Workload) -> Entry | None:
+        """Store ``w``'s entry (O(F)); the entry, or None while it has no reservation time."""
+        reserved = w.quota_reserved_at
+        if reserved is None:
+            node.unreserved[key] = w
+            return None
+        # What-if blocks remove and re-add the same workloads (attempts, fill-back): reuse
+        # the entry a removal in the block parked instead of recomputing it.
+        entry = self._parked.get(key)
+        if entry is None or entry[7] is not w or entry[5] != node.name:
+            entry = make_entry(w, key, node.name, reserved, self._key_boost, self._key_cost)
+        by_fr = node.entries
+        for fr in w.used_flavor_resources:
+            d = by_fr.get(fr)
+            if d is None:
+                d = by_fr[fr] = {}
+            d[key] = entry
+        return entry
+
+    def _leave(self, node: QuotaNode, key: str, w: Workload) -> Entry | None:
+        """Drop ``w``'s entry (O(F)) and return it."""
+        if node.unreserved.pop(key, None) is not None:
+            return None
+        entry = None
+        for fr in w.used_flavor_resources:
+            entry = node.entries[fr].pop(key)
+        if entry is not None and self._journal is not None:
+            self._parked[key] = entry
+        return entry
+
+    def _mark_over(self, node: QuotaNode, fr: FlavorResource, over: bool) -> None:
+        """``node`` went over (or back within) its quota on ``fr``: update the sets. O(1)."""
+        parent = node.parent
+        if parent is not None:
+            s = parent.over_children.get(fr)
+            if s is None:
+                s = parent.over_children[fr] = set()
+            if over:
+                s.add(node)
+            else:
+                s.discard(node)
+        if node.is_cluster_queue:
+            root = node.path[-1]
+            s = root.over_queues.get(fr)
+            if s is None:
+                s = root.over_queues[fr] = set()
+            if over:
+                s.add(node)
+            else:
+                s.discard(node)
+
+    def entries_match(self, config: PreemptionConfig) -> bool:
+        """Are the stored entries keyed as ``config`` orders candidates? (Not under AFS: ORD-3
+        is not a per-queue key, and its comparator needs the name order of CL-GEN-7a.)
+
+        Without an index, entries keyed for other (boost, cost) switches are recomputed for
+        ``config`` first (O(n) once; later decisions under the same switches reuse them). With
+        an index they stay keyed for the index's switches.
+        """
+        if config.admission_fair_sharing:
+            return False
+        switches = (config.priority_boost, config.preemption_cost_enabled)
+        if switches == (self._key_boost, self._key_cost):
+            return True
+        if self._index is not None:
+            return False
+        self._rekey(*switches)
+        return True
+
+    def _rekey(self, boost: bool, cost: bool) -> None:
+        """Recompute every entry for other (boost, cost) switches. O(n)."""
+        self._key_boost, self._key_cost = boost, cost
+        self._parked.clear()
+        for node in self._queues.values():
+            node.entries = {}
+            node.unreserved = {}
+            for key, w in node.workloads.items():
+                self._enter(node, key, w)
+
+    def candidate_entries(
+        self, node: QuotaNode, frs: AbstractSet[FlavorResource], now: datetime
+    ) -> list[Entry]:
+        """Entries of ``node``'s workloads that use one of ``frs`` (POL-9), unsorted.
+
+        O(m) for the m such workloads; no key is computed except for unreserved workloads.
+        """
+        by_fr = node.entries
+        out: list[Entry]
+        if len(frs) == 1:
+            for fr in frs:
+                d = by_fr.get(fr)
+                out = list(d.values()) if d else []
+        else:
+            merged: dict[str, Entry] = {}
+            for fr in frs:
+                d = by_fr.get(fr)
+                if d:
+                    merged.update(d)
+            out = list(merged.values())
+        if node.unreserved:
+            out += self._unreserved_entries(node, frs, now, None)
+        return out
+
+    def _unreserved_entries(
+        self, node: QuotaNode, frs: AbstractSet[FlavorResource], now: datetime, evicted: bool | None
+    ) -> list[Entry]:
+        return [
+            make_entry(w, key, node.name, now, self._key_boost, self._key_cost)
+            for key, w in node.unreserved.items()
+            if not w.used_flavor_resources.isdisjoint(frs) and (evicted is None or w.evicted == evicted)
+        ]
+
+    def candidate_stream(
+        self,
+        index: CandidateIndex,
+        node: QuotaNode,
+        frs: AbstractSet[FlavorResource],
+        now: datetime,
+        evicted: bool | None,
+        bound: int | None,
+    ) -> Iterator[Entry]:
+        """``index``'s lazy stream of ``node``'s entries (see :meth:`CandidateIndex.stream`),
+        with the queue's unreserved workloads merged in at ``now``."""
+        stored = index.stream(node.name, frs, evicted, bound)
+        if not node.unreserved:
+            return stored
+        aside = sorted(
+            e for e in self._unreserved_entries(node, frs, now, evicted) if bound is None or e[1] < bound
+        )
+        return dedupe(heapq.merge(stored, aside)) if aside else stored
+
+    @staticmethod
+    def over_children(node: QuotaNode, frs: Iterable[FlavorResource]) -> set[QuotaNode]:
+        """Children of cohort ``node`` over their quota on some FlavorResource of ``frs`` (Q-11)."""
+        out: set[QuotaNode] = set()
+        for fr in frs:
+            s = node.over_children.get(fr)
+            if s:
+                out |= s
+        return out
+
+    @staticmethod
+    def borrowing_queues(root: QuotaNode, frs: Iterable[FlavorResource]) -> set[QuotaNode]:
+        """ClusterQueues of ``root``'s tree over nominal on some FlavorResource of ``frs`` (Q-11)."""
+        out: set[QuotaNode] = set()
+        for fr in frs:
+            s = root.over_queues.get(fr)
+            if s:
+                out |= s
+        return out
 
     # ------------------------------------------------------------------ lookups
 
@@ -333,10 +544,16 @@ class Snapshot:
         O(log n) per ``add_workload``/``remove_workload``.
         """
         config = config or PreemptionConfig()
+        if (config.priority_boost, config.preemption_cost_enabled) != (self._key_boost, self._key_cost):
+            self._rekey(config.priority_boost, config.preemption_cost_enabled)
         index = CandidateIndex(config.priority_boost, config.preemption_cost_enabled)
         for node in self._queues.values():
-            for w in node.workloads.values():
-                index.add(node, w)
+            seen: set[str] = set()
+            for d in node.entries.values():
+                for key, entry in d.items():
+                    if key not in seen:
+                        seen.add(key)
+                        index.add(entry)
         self._index = index
         self._index_valid = self._journal is None
         return index
@@ -349,7 +566,7 @@ class Snapshot:
     def index_for(self, config: PreemptionConfig) -> CandidateIndex | None:
         """The candidate index, if it is current and built for ``config``'s ordering key."""
         index = self._index
-        if index is None or not self._index_valid or not index.matches(config):
+        if index is None or not self._index_valid or not index.matches(config) or not self.entries_match(config):
             return None
         return index
 
@@ -396,20 +613,32 @@ class Snapshot:
             return 0
         return max(0, amount_sub(lq, node.usage.get(fr, 0)))
 
-    def available(self, node: QuotaNode, fr: FlavorResource) -> int:
-        """Q-9: headroom for ``fr`` at ``node``, clamped at 0. O(depth)."""
+    def available(self, node: QuotaNode, fr: FlavorResource, usages: list[int] | None = None) -> int:
+        """Q-9: headroom for ``fr`` at ``node``, clamped at 0. O(depth).
+
+        ``usages``: the usage of ``fr`` of every node on ``node.path`` to use instead of the
+        live ones (see :meth:`fits_without`).
+        """
         path = node.path
         root = path[-1]
-        a = amount_sub(root.subtree_quota.get(fr, 0), root.usage.get(fr, 0))
+        a = amount_sub(root.subtree_quota.get(fr, 0), root.usage.get(fr, 0) if usages is None else usages[-1])
         for i in range(len(path) - 2, -1, -1):
             n = path[i]
             bl = n.borrowing_limit.get(fr)
-            lq = n.local_quota.get(fr, 0)
+            lq = n.local_quota.get(fr)
+            if bl is None and lq is None:
+                continue
+            u = n.usage.get(fr, 0) if usages is None else usages[i]
             if bl is not None:
-                stored = amount_sub(n.subtree_quota.get(fr, 0), lq)
-                used = max(0, amount_sub(n.usage.get(fr, 0), lq))
+                if lq is None:
+                    stored = n.subtree_quota.get(fr, 0)
+                    used = max(0, u)
+                else:
+                    stored = amount_sub(n.subtree_quota.get(fr, 0), lq)
+                    used = max(0, amount_sub(u, lq))
                 a = min(a, amount_add(amount_sub(stored, used), bl))
-            a = amount_add(self.local_available(n, fr), a)
+            if lq is not None:  # Q-8's local headroom, inlined: this runs for every fit test
+                a = amount_add(max(0, amount_sub(lq, u)), a)
         return max(0, a)
 
     def potential_available(self, node: QuotaNode, fr: FlavorResource) -> int:
@@ -467,9 +696,32 @@ class Snapshot:
     def fits(self, cq: QuotaNode, request: Usage, *, allow_borrowing: bool) -> bool:
         """GT-5: does ``request`` fit in ``cq`` now (without borrowing, if not allowed)?"""
         for fr, v in request.items():
-            if not allow_borrowing and self.borrowing_with(cq, fr, v):
+            # Q-11 inlined: this runs after every removal of a decision.
+            if not allow_borrowing and amount_add(cq.usage.get(fr, 0), v) > cq.subtree_quota.get(fr, 0):
                 return False
             if v > self.available(cq, fr):
+                return False
+        return True
+
+    def fits_without(self, cq: QuotaNode, request: Usage, removed: Usage, *, allow_borrowing: bool) -> bool:
+        """GT-5 as if ``removed`` were first taken from ``cq`` with :meth:`remove_usage`, without
+        changing the snapshot (fair sharing's fit test without the simulated preemptor usage,
+        FS-RUN-1). O(F · depth), no journal."""
+        for fr, v in request.items():
+            path = cq.path
+            usages = [n.usage.get(fr, 0) for n in path]
+            r = removed.get(fr)
+            if r is not None:  # Q-7 removal, exactly as remove_usage walks up
+                for i, n in enumerate(path):
+                    used = usages[i]
+                    stored = amount_sub(used, n.local_quota.get(fr, 0))
+                    usages[i] = amount_sub(used, r)
+                    if n.parent is None or stored <= 0:
+                        break
+                    r = min(r, stored)
+            if not allow_borrowing and amount_add(usages[0], v) > cq.subtree_quota.get(fr, 0):  # Q-11
+                return False
+            if v > self.available(cq, fr, usages):
                 return False
         return True
 
@@ -486,11 +738,15 @@ class Snapshot:
 
     # ------------------------------------------------------------------ mutation (DM-11, Q-7)
 
-    def _set(self, node: QuotaNode, fr: FlavorResource, value: int) -> None:
+    def _set(self, node: QuotaNode, fr: FlavorResource, old: int | None, value: int) -> None:
+        """Write ``node``'s usage of ``fr`` (``old`` is the current value, None if unset),
+        journaled, keeping the over-quota sets in step. O(1)."""
         if self._journal is not None:
-            old = node.usage.get(fr)
             self._journal.append(("usage", node, fr, old))
         node.usage[fr] = value
+        sq = node.subtree_quota.get(fr, 0)
+        if ((old or 0) > sq) is not (value > sq):
+            self._mark_over(node, fr, value > sq)
 
     def _track_np(self, node: QuotaNode, workload: Workload, sign: int) -> None:
         """NP-5: keep the ClusterQueue's non-preemptible usage in step with its workloads."""
@@ -507,8 +763,11 @@ class Snapshot:
         for fr, v in usage.items():
             node: QuotaNode | None = cq
             while node is not None:
-                la = self.local_available(node, fr)
-                self._set(node, fr, amount_add(node.usage.get(fr, 0), v))
+                old = node.usage.get(fr)
+                used = old or 0
+                lq = node.local_quota.get(fr)
+                la = 0 if lq is None else max(0, amount_sub(lq, used))  # Q-8
+                self._set(node, fr, old, amount_add(used, v))
                 if node.parent is None or v <= la:
                     break
                 v = amount_sub(v, la)
@@ -519,8 +778,10 @@ class Snapshot:
         for fr, v in usage.items():
             node: QuotaNode | None = cq
             while node is not None:
-                stored = amount_sub(node.usage.get(fr, 0), node.local_quota.get(fr, 0))
-                self._set(node, fr, amount_sub(node.usage.get(fr, 0), v))
+                old = node.usage.get(fr)
+                used = old or 0
+                stored = amount_sub(used, node.local_quota.get(fr, 0))
+                self._set(node, fr, old, amount_sub(used, v))
                 if node.parent is None or stored <= 0:
                     break
                 v = min(v, stored)
@@ -531,76 +792,93 @@ class Snapshot:
         node = self._queues.get(workload.cluster_queue)
         if node is None:
             raise UnknownClusterQueue(f"Workload {workload.key}", "cluster_queue", workload.cluster_queue)
-        if workload.key in node.workloads:
-            raise DuplicateName("Workload", workload.key)
-        node.workloads[workload.key] = workload
+        key = workload.key
+        if key in node.workloads:
+            raise DuplicateName("Workload", key)
+        node.workloads[key] = workload
+        entry = self._enter(node, key, workload)
         if self._journal is not None:
-            self._journal.append(("add", node, workload))
+            self._journal.append(("add", node, workload, None))
             self._index_valid = False
-        elif self._index is not None:
-            self._index.add(node, workload)
+        elif self._index is not None and entry is not None:
+            self._index.add(entry)
         self.add_usage(node, workload.usage)
-        self._track_np(node, workload, +1)
+        if workload.non_preemptible is not False and (
+            workload.non_preemptible or workload.priority_class is not None
+        ):  # the common case, no class and no override, skips the NP-2 lookup
+            self._track_np(node, workload, +1)
 
     def remove_workload(self, workload: Workload) -> None:
         """Delete ``workload`` from its ClusterQueue and remove its usage (DM-11)."""
         node = self._queues.get(workload.cluster_queue)
         if node is None:
             raise UnknownClusterQueue(f"Workload {workload.key}", "cluster_queue", workload.cluster_queue)
-        stored = node.workloads.pop(workload.key, None)
+        key = workload.key
+        stored = node.workloads.pop(key, None)
         if stored is None:
             raise UnknownClusterQueue(
-                f"Workload {workload.key}", "cluster_queue", f"{workload.cluster_queue} (workload not admitted there)"
+                f"Workload {key}", "cluster_queue", f"{workload.cluster_queue} (workload not admitted there)"
             )
+        entry = self._leave(node, key, stored)
         if self._journal is not None:
-            self._journal.append(("remove", node, stored))
+            self._journal.append(("remove", node, stored, None))
             self._index_valid = False
-        elif self._index is not None:
-            self._index.remove(node, stored)
+        elif self._index is not None and entry is not None:
+            self._index.remove(entry)
         self.remove_usage(node, workload.usage)
-        self._track_np(node, stored, -1)
+        if stored.non_preemptible is not False and (stored.non_preemptible or stored.priority_class is not None):
+            self._track_np(node, stored, -1)
 
-    @contextmanager
-    def preserved(self) -> Iterator[Snapshot]:
+    def preserved(self) -> AbstractContextManager[Snapshot]:
         """Run a block of what-if changes and restore the exact prior state on exit (GT-3).
 
         Every usage write and workload-set change inside the block is journaled with the
         old value and undone in reverse order, even if the block raises. Nested blocks are
         allowed. Cost is proportional to the number of changes, not to the snapshot size.
+        (A small class rather than ``@contextmanager``: decisions open thousands of blocks.)
         """
-        outer = self._journal
-        index_valid = self._index_valid
-        journal: list[tuple[object, ...]] = []
-        self._journal = journal
-        try:
-            yield self
-        finally:
-            self._journal = None
-            self._index_valid = index_valid
-            for entry in reversed(journal):
-                op = entry[0]
-                node = entry[1]
-                assert isinstance(node, QuotaNode)
-                if op == "usage" or op == "np":
-                    fr, old = entry[2], entry[3]
-                    assert isinstance(fr, FlavorResource)
-                    target = node.usage if op == "usage" else node.np_usage
-                    if old is None:
-                        target.pop(fr, None)
-                    else:
-                        assert isinstance(old, int)
-                        target[fr] = old
-                elif op == "add":
-                    w = entry[2]
-                    assert isinstance(w, Workload)
-                    del node.workloads[w.key]
+        return _Preserved(self)
+
+    def _begin(self) -> tuple[list[tuple[Any, ...]] | None, bool]:
+        outer = (self._journal, self._index_valid)
+        self._journal = []
+        return outer
+
+    def _restore(self, outer_state: tuple[list[tuple[Any, ...]] | None, bool]) -> None:
+        outer, index_valid = outer_state
+        journal = self._journal
+        assert journal is not None
+        self._journal = None
+        self._index_valid = index_valid
+        for op, node, x, old in reversed(journal):
+            if op == "usage":
+                target = node.usage
+                sq = node.subtree_quota.get(x, 0)
+                was = target.get(x, 0) > sq
+                if was is not ((old or 0) > sq):
+                    self._mark_over(node, x, not was)
+                if old is None:
+                    target.pop(x, None)
                 else:
-                    w = entry[2]
-                    assert isinstance(w, Workload)
-                    node.workloads[w.key] = w
-            # The inner block's changes are already undone, so the outer journal must not
-            # see them again.
-            self._journal = outer
+                    target[x] = old
+            elif op == "np":
+                if old is None:
+                    node.np_usage.pop(x, None)
+                else:
+                    node.np_usage[x] = old
+            elif op == "add":
+                key = x.key
+                del node.workloads[key]
+                self._leave(node, key, x)
+            else:
+                key = x.key
+                node.workloads[key] = x
+                self._enter(node, key, x)
+        # The inner block's changes are already undone, so the outer journal must not
+        # see them again.
+        self._journal = outer
+        if outer is None:
+            self._parked.clear()
 
     def state(self) -> tuple[object, ...]:
         """A comparable value of every usage map and workload set (for GT-3 checks in tests)."""

@@ -91,8 +91,9 @@ class SearchStrategy(str, enum.Enum):
     """How ``"kep"`` mode finds the level ``N``."""
 
     BINARY = "binary"
-    """Bisection over the k distinct candidate priorities: exactly ⌈log2(k+1)⌉ placements
-    at most (the default, as spec §9.1 decides)."""
+    """The lowest level first, then bisection over the remaining distinct candidate
+    priorities: at most 1 + ⌈log2(k)⌉ placements (the default, as spec §9.1 decides; the
+    first probe is issue 18's: most preemptors need only the lowest level)."""
     EXPONENTIAL = "exponential"
     """Galloping search from the lowest level (levels 0, 1, 3, 7, ... until one succeeds,
     then bisection inside the last gap): O(log N) placements for the N-th level, at most
@@ -236,7 +237,7 @@ def select_podgroup_victims(
     hook; its :class:`ReprieveFilterError` gives status ``Error`` (PG-29). ``cluster`` is
     left exactly as it was.
 
-    Complexity: ``"kep"`` runs at most ⌈log2(k+1)⌉ placements for k distinct candidate
+    Complexity: ``"kep"`` runs at most 1 + ⌈log2(k)⌉ placements (the lowest level, then a bisection) for k distinct candidate
     priorities (``search="exponential"``: O(log N), ``search="linear"``: up to k), ``"kube"``
     one; moving between levels applies each level's precomputed footprint, O(pods moved);
     then one check per candidate unit, replaying only the assignments on the nodes that unit
@@ -391,6 +392,15 @@ class _Run:
                     return i, outcomes[i]
             return k, outcomes.get(k - 1)
         lo, hi = 0, k
+        if search is SearchStrategy.BINARY and k > 1:
+            # Probe the lowest level first (issue 18): it is the cheapest placement (fewest
+            # units removed) and, for most preemptors, already enough, where a bisection would
+            # start in the middle and need about log2(k) placements to come back down. If it
+            # fails, bisect the rest: at most 1 + ceil(log2(k)) placements.
+            outcomes[0] = self._place_at(0, record=True)
+            if outcomes[0].succeeded:
+                return 0, outcomes[0]
+            lo = 1
         if search is SearchStrategy.EXPONENTIAL:
             probe, stride = 0, 1
             while True:  # gallop until a level succeeds; every level below lo fails
