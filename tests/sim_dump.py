@@ -2,8 +2,8 @@
 
 Cohort ``all``: ClusterQueues ``team-a`` and ``team-b`` (4 CPUs each, flavor ``default``),
 LocalQueues ``team-a/lq-a`` and ``team-b/lq-b``, WorkloadPriorityClass ``high`` (1000),
-a pending template ``team-a/train`` (one pod set ``main``: 1 pod x 1 CPU, priority 10), a
-two-pod-set template ``team-a/mpi``, and ``team-b/etl`` admitted with 2 CPUs.
+an inactive template ``team-a/train`` (``spec.active: false``, so it is not simulated itself) (one pod set ``main``: 1 pod x 1 CPU, priority 10), an
+inactive two-pod-set template ``team-a/mpi``, and ``team-b/etl`` admitted with 2 CPUs.
 """
 
 from __future__ import annotations
@@ -50,13 +50,13 @@ OBJECTS: list[dict[str, Any]] = [
         "apiVersion": API,
         "kind": "Workload",
         "metadata": {"name": "train", "namespace": "team-a", "creationTimestamp": "2025-12-31T00:00:00Z"},
-        "spec": {"queueName": "lq-a", "priority": 10, "podSets": [_pod_set("main", 1, "1")]},
+        "spec": {"queueName": "lq-a", "priority": 10, "active": False, "podSets": [_pod_set("main", 1, "1")]},
     },
     {
         "apiVersion": API,
         "kind": "Workload",
         "metadata": {"name": "mpi", "namespace": "team-a"},
-        "spec": {"queueName": "lq-a", "podSets": [_pod_set("launcher", 1, "500m"), _pod_set("worker", 2, "1")]},
+        "spec": {"queueName": "lq-a", "active": False, "podSets": [_pod_set("launcher", 1, "500m"), _pod_set("worker", 2, "1")]},
     },
     {
         "apiVersion": API,
