@@ -63,6 +63,7 @@ __all__ = [
     "resolve_arrivals",
     "arrivals_text",
     "write_arrivals",
+    "pod_set_overrides",
 ]
 
 SIM_START = datetime.fromisoformat("2026-01-01T00:00:00+00:00")
@@ -254,12 +255,18 @@ def _show(value: object) -> str:
     return str(value)
 
 
-def _pod_sets(row: _Row, raw: object) -> tuple[PodSetOverride, ...]:
+def pod_set_overrides(raw: object, *, source: str = "", line: int = 0, field: str = "podSets") -> tuple[PodSetOverride, ...]:
+    """Parse a ``podSets`` override list (``name``, ``count``, ``requests``); errors are
+    :class:`ArrivalError` naming ``field`` (the generator spec reuses this for its sizes)."""
+    return _pod_sets(_Row(source, line, {}), raw, field)
+
+
+def _pod_sets(row: _Row, raw: object, field: str = "podSets") -> tuple[PodSetOverride, ...]:
     if not isinstance(raw, list) or not raw:
-        raise row.fail("podSets", f"expected a non-empty list, got {_show(raw)}")
+        raise row.fail(field, f"expected a non-empty list, got {_show(raw)}")
     out: list[PodSetOverride] = []
     for i, item in enumerate(raw):
-        where = f"podSets[{i}]"
+        where = f"{field}[{i}]"
         if not isinstance(item, dict):
             raise row.fail(where, f"expected a mapping, got {_show(item)}")
         row.check_keys(_POD_SET_KEYS, f"{where}.", item)
@@ -267,11 +274,11 @@ def _pod_sets(row: _Row, raw: object) -> tuple[PodSetOverride, ...]:
         count = None if item.get("count") is None else row.integer(f"{where}.count", item["count"], 0, _INT32[1])
         requests = _requests(row, f"{where}.requests", item.get("requests", {}))
         out.append(PodSetOverride(name=name, count=count, requests=requests))
-    if len(out) > 1 and any(ps.name is None for ps in out):
-        raise row.fail("podSets", "with several pod sets, each needs a name")
+    if len(out) > 1 and any(ps.name is None for ps in out) and field == "podSets":
+        raise row.fail(field, "with several pod sets, each needs a name")
     names = [ps.name for ps in out]
-    if len(set(names)) != len(names):
-        raise row.fail("podSets", "a pod set is listed twice")
+    if field == "podSets" and len(set(names)) != len(names):
+        raise row.fail(field, "a pod set is listed twice")
     return tuple(out)
 
 
