@@ -47,6 +47,7 @@ __all__ = [
     "PreemptionCycle",
     "Summary",
     "summarize",
+    "arrival_waits",
 ]
 
 
@@ -409,3 +410,19 @@ def _detect(preempted: Sequence[Preempted]) -> tuple[PreemptionCycle, ...]:
         for i, p in enumerate(preempted)
     ]
     return tuple(PreemptionCycle(preempted[c.first.time], preempted[c.second.time]) for c in detect_cycles(events))
+
+
+def arrival_waits(events: Iterable[Event]) -> dict[str, tuple[float, ...]]:
+    """Every admitted arrival's wait (first admission − arrival), per ClusterQueue, in
+    admission order: the raw numbers behind :class:`WaitStats` (for histograms)."""
+    arrived: dict[str, tuple[float, str]] = {}
+    seen: set[str] = set()
+    out: dict[str, list[float]] = {}
+    for e in events:
+        if isinstance(e, Arrived) and not e.initial:
+            arrived.setdefault(e.workload, (e.t, e.cluster_queue))
+        elif isinstance(e, Admitted) and e.workload in arrived and e.workload not in seen:
+            seen.add(e.workload)
+            t0, cq = arrived[e.workload]
+            out.setdefault(cq, []).append(e.t - t0)
+    return {cq: tuple(v) for cq, v in sorted(out.items())}
