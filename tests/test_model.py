@@ -91,13 +91,14 @@ def test_enum_converters() -> None:
 
 
 def test_pol7_defaults_are_never() -> None:
-    """POL-7: every field defaults to Never; an empty value defaults to Never (POL-8)."""
+    """POL-7: every field left out defaults to Never; an explicit empty value is UNSET (POL-8)."""
     p = ClusterQueuePreemption()
     assert p.within_cluster_queue is PreemptionPolicy.NEVER
     assert p.reclaim_within_cohort is PreemptionPolicy.NEVER
-    assert ClusterQueuePreemption(within_cluster_queue="").within_cluster_queue is PreemptionPolicy.NEVER
+    assert ClusterQueuePreemption(within_cluster_queue=None).within_cluster_queue is PreemptionPolicy.NEVER
+    assert ClusterQueuePreemption(within_cluster_queue="").within_cluster_queue is PreemptionPolicy.UNSET
     assert BorrowWithinCohort().policy is PreemptionPolicy.NEVER
-    assert BorrowWithinCohort(policy="").policy is PreemptionPolicy.NEVER
+    assert BorrowWithinCohort(policy="").policy is PreemptionPolicy.UNSET
 
 
 def test_time_converters_give_aware_utc_datetimes() -> None:

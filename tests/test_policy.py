@@ -238,7 +238,7 @@ def test_ep8_boost_affects_eligibility() -> None:
         (ClusterQueuePreemption(reclaim_within_cohort="Any", borrow_within_cohort=BorrowWithinCohort()), True),
         (
             ClusterQueuePreemption(reclaim_within_cohort="Any", borrow_within_cohort=BorrowWithinCohort(policy="")),
-            True,  # POL-8: empty policy defaults to Never in the library
+            False,  # POL-8: an unset policy is not Never, so borrowing preemption is allowed (as in Kueue)
         ),
         (
             ClusterQueuePreemption(

@@ -79,6 +79,27 @@ from .priority import (
 )
 from .queueing import scheduling_order_key, sort_pending
 from .trace import DecisionTrace, TraceEvent, Verdict
+from .flavors import (
+    FlavorFungibility,
+    FlavorPreference,
+    FlavorQuotas,
+    FungibilityPolicy,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PodSetSpec,
+    ResourceFlavor,
+    ResourceGroup,
+    Taint,
+    Toleration,
+)
+from .assignment import (
+    AssignmentDecision,
+    AssignmentGates,
+    FlavorAssignment,
+    QuotaCheckStrategy,
+    assign_flavors,
+    assign_with_targets,
+)
 from .quantity import UNLIMITED, parse_quantity, quota_amount, request_amount
 from .quota import QuotaNode, Snapshot
 
@@ -86,6 +107,23 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Assignment",
+    "AssignmentDecision",
+    "AssignmentGates",
+    "FlavorAssignment",
+    "FlavorFungibility",
+    "FlavorPreference",
+    "FlavorQuotas",
+    "FungibilityPolicy",
+    "NodeSelectorRequirement",
+    "NodeSelectorTerm",
+    "PodSetSpec",
+    "QuotaCheckStrategy",
+    "ResourceFlavor",
+    "ResourceGroup",
+    "Taint",
+    "Toleration",
+    "assign_flavors",
+    "assign_with_targets",
     "BOOST_ANNOTATION",
     "BorrowWithinCohort",
     "ClusterQueue",

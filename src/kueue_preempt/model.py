@@ -11,9 +11,12 @@ from __future__ import annotations
 import enum
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import attrs
+
+if TYPE_CHECKING:  # flavors imports model; the converters below import it lazily
+    from .flavors import FlavorFungibility, PodSetSpec, ResourceGroup
 
 from ._frozen import FrozenMap, frozen_map, intern, interned_map
 from ._time import to_optional_time
@@ -93,20 +96,30 @@ class ResourceQuota:
 
 
 class PreemptionPolicy(str, enum.Enum):
-    """Values of the ClusterQueue preemption fields (POL-1..POL-4)."""
+    """Values of the ClusterQueue preemption fields (POL-1..POL-4), plus ``UNSET`` (POL-8).
+
+    ``UNSET`` (value ``""``) is a field that was never defaulted: Kueue's API server writes
+    ``Never`` into every absent field, but objects built without it (Kueue's unit tests, the
+    conformance cases, hand-built models) keep ``""``, and Kueue compares ``""`` as "not
+    ``Never``" wherever it tests ``!= Never`` (POL-8, FAS-6) while it matches no candidate as a
+    policy (POL-4). A field left out of a constructor call is ``NEVER`` (the defaulted value);
+    only an explicit ``UNSET`` or ``""`` gives the raw unset value.
+    """
 
     NEVER = "Never"
     LOWER_PRIORITY = "LowerPriority"
     LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority"
     ANY = "Any"
+    UNSET = ""
 
     def __str__(self) -> str:
         return self.value
 
 
 def _policy(value: PreemptionPolicy | str | None, obj: str, field: str) -> PreemptionPolicy:
-    # An empty/absent value defaults to Never, as Kueue's API defaulting does (POL-7, POL-8).
-    if value is None or value == "":
+    # ``None`` (not named) is the API default, Never (POL-7); ``""`` is Kueue's raw unset
+    # value, kept distinct because Kueue compares it as "not Never" (POL-8, FAS-6).
+    if value is None:
         return PreemptionPolicy.NEVER
     try:
         return PreemptionPolicy(value)
@@ -129,7 +142,8 @@ def _reclaim_policy(value: PreemptionPolicy | str | None) -> PreemptionPolicy:
 
 def _allowed(*values: PreemptionPolicy) -> _Validator:
     def check(inst: object, attr: attrs.Attribute[PreemptionPolicy], value: PreemptionPolicy) -> None:
-        if value not in values:
+        # UNSET bypassed the API's defaulting, hence its validation too (POL-8).
+        if value not in values and value is not PreemptionPolicy.UNSET:
             allowed = ", ".join(v.value for v in values)
             raise InvalidModel(type(inst).__name__, attr.name, f"{value.value!r} not in {{{allowed}}} (POL-7)")
 
@@ -173,7 +187,7 @@ class ClusterQueuePreemption:
         if (
             self.reclaim_within_cohort is PreemptionPolicy.NEVER
             and bwc is not None
-            and bwc.policy is not PreemptionPolicy.NEVER
+            and bwc.policy not in (PreemptionPolicy.NEVER, PreemptionPolicy.UNSET)
         ):
             raise InvalidModel(
                 "ClusterQueuePreemption",
@@ -201,9 +215,40 @@ def _quotas(value: Mapping[FlavorResource, ResourceQuota]) -> FrozenMap[FlavorRe
     return frozen_map({intern(fr): q for fr, q in value.items()})
 
 
+def _resource_groups(value: Iterable[ResourceGroup]) -> tuple[ResourceGroup, ...]:
+    from .flavors import ResourceGroup
+
+    out = tuple(value)
+    for g in out:
+        if not isinstance(g, ResourceGroup):
+            raise InvalidModel("ClusterQueue", "resource_groups", f"{g!r} is not a ResourceGroup")
+    return out
+
+
+def _default_fungibility() -> FlavorFungibility:
+    from .flavors import FlavorFungibility
+
+    return FlavorFungibility()
+
+
+def _fungibility(value: FlavorFungibility | None) -> FlavorFungibility:
+    from .flavors import FlavorFungibility
+
+    if value is None:
+        return FlavorFungibility()  # absent stanza = Kueue's defaults (FAS-8)
+    if not isinstance(value, FlavorFungibility):
+        raise InvalidModel("ClusterQueue", "flavor_fungibility", f"{value!r} is not a FlavorFungibility")
+    return value
+
+
 @attrs.frozen
 class ClusterQueue:
-    """A leaf quota holder (DM-4). ``cohort`` is the parent cohort's name, if any."""
+    """A leaf quota holder (DM-4). ``cohort`` is the parent cohort's name, if any.
+
+    ``resource_groups`` (FAS-4) and ``flavor_fungibility`` (FAS-8) are what the flavor
+    assigner reads; preemption reads only ``quotas``. Give either: ``quotas`` is derived from
+    ``resource_groups`` when only those are given; both together must agree.
+    """
 
     name: str
     cohort: str | None = None
@@ -211,10 +256,23 @@ class ClusterQueue:
     preemption: ClusterQueuePreemption = attrs.field(factory=ClusterQueuePreemption)
     fair_weight: float = attrs.field(default=1.0, converter=_weight)
     admission_scope_usage_based: bool = False
+    resource_groups: tuple[ResourceGroup, ...] = attrs.field(default=(), converter=_resource_groups)
+    flavor_fungibility: FlavorFungibility = attrs.field(factory=_default_fungibility, converter=_fungibility)
 
     def __attrs_post_init__(self) -> None:
         if not self.name:
             raise InvalidModel("ClusterQueue", "name", "must not be empty")
+        if self.resource_groups:
+            from .flavors import quotas_of_groups
+
+            derived = _quotas(quotas_of_groups(self.resource_groups))
+            if not self.quotas:
+                # Frozen class: set the derived field once, before anyone can see the object.
+                object.__setattr__(self, "quotas", derived)
+            elif self.quotas != derived:
+                raise InvalidModel(
+                    f"ClusterQueue {self.name!r}", "quotas", "disagrees with the quotas of resource_groups"
+                )
         for fr, q in self.quotas.items():
             if self.cohort is None and (q.borrowing_limit is not None or q.lending_limit is not None):
                 raise InvalidModel(
@@ -250,12 +308,16 @@ class Cohort:
 
 @attrs.frozen
 class Condition:
-    """A workload status condition; only read for the queue-order timestamp (POL-5)."""
+    """A workload status condition: read for the queue-order timestamp (POL-5) and written by
+    the scheduling cycle (SC-AD-2, SC-MSG-3)."""
 
     type: str
     status: str = "True"
     reason: str = ""
     last_transition_time: datetime | None = attrs.field(default=None, converter=to_optional_time)
+    message: str = ""
+    """Read when a later write quotes it (``Previously: ...``, SC-AD-2)."""
+    observed_generation: int = 0
 
     @property
     def is_true(self) -> bool:
@@ -398,6 +460,32 @@ def _evictions(value: Iterable[EvictionStat]) -> tuple[EvictionStat, ...]:
     return tuple(value)
 
 
+def _spec_pod_sets(value: Iterable[PodSetSpec]) -> tuple[PodSetSpec, ...]:
+    from .flavors import PodSetSpec
+
+    out = tuple(value)
+    names = set()
+    for ps in out:
+        if not isinstance(ps, PodSetSpec):
+            raise InvalidModel("Workload", "spec_pod_sets", f"{ps!r} is not a PodSetSpec")
+        if ps.name in names:
+            raise InvalidModel("Workload", "spec_pod_sets", f"duplicate pod set name {ps.name!r}")
+        names.add(ps.name)
+    return out
+
+
+def _reclaimable(value: Mapping[str, int] | Iterable[tuple[str, int]]) -> FrozenMap[str, int]:
+    # A list of (name, count) pairs is accepted as status.reclaimablePods is a list: for a
+    # repeated name the last entry wins (FAS-1a).
+    items = value.items() if isinstance(value, Mapping) else value
+    out: dict[str, int] = {}
+    for name, count in items:
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise InvalidModel("Workload", f"reclaimable_pods[{name}]", f"must be a non-negative int, got {count!r}")
+        out[name] = count
+    return frozen_map(out)
+
+
 @attrs.frozen
 class Workload:
     """A Kueue Workload as the algorithms see it (DM-6, DM-7).
@@ -431,6 +519,10 @@ class Workload:
     """Explicit override of the class lookup (NP-2); ``None`` = resolve through the class."""
     evictions: tuple[EvictionStat, ...] = attrs.field(default=(), converter=_evictions)
     """``status.schedulingStats.evictions``, read by the reference boost/cost policies."""
+    spec_pod_sets: tuple[PodSetSpec, ...] = attrs.field(default=(), converter=_spec_pod_sets)
+    """``spec.podSets`` (per-pod requests, selectors, tolerations), read by the flavor assigner."""
+    reclaimable_pods: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_reclaimable)
+    """``status.reclaimablePods`` by pod-set name (FAS-1a)."""
     usage: FrozenMap[FlavorResource, int] = attrs.field(init=False, eq=False, repr=False)
     used_flavor_resources: frozenset[FlavorResource] = attrs.field(init=False, eq=False, repr=False)
 

@@ -82,8 +82,8 @@ def satisfies_preemption_policy(
         pol = PreemptionPolicy(policy)
     except ValueError:
         return False
-    if pol is PreemptionPolicy.NEVER:
-        return False
+    if pol is PreemptionPolicy.NEVER or pol is PreemptionPolicy.UNSET:
+        return False  # POL-4; an unset policy matches no candidate either (POL-8)
     return policy_allows(
         pol,
         effective_priority(preemptor, boost_enabled=config.priority_boost),
@@ -102,7 +102,11 @@ def uses_flavor_resources(candidate: Workload, frs: AbstractSet[FlavorResource])
 
 
 def borrow_within_cohort_forbidden(cq: ClusterQueue) -> bool:
-    """POL-8: no ``borrowWithinCohort`` stanza, or its policy is ``Never``."""
+    """POL-8: no ``borrowWithinCohort`` stanza, or its policy is ``Never``.
+
+    An unset policy (:attr:`PreemptionPolicy.UNSET`) is not ``Never``: as in Kueue, it allows
+    preempting while borrowing.
+    """
     bwc = cq.preemption.borrow_within_cohort
     return bwc is None or bwc.policy is PreemptionPolicy.NEVER
 
@@ -117,6 +121,7 @@ _POLICY_RULE = {
     PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY: "POL-2",
     PreemptionPolicy.ANY: "POL-3",
     PreemptionPolicy.NEVER: "POL-4",
+    PreemptionPolicy.UNSET: "POL-8",  # unset matches no candidate, like Never
 }
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from .._time import EPOCH
 from ..errors import InvalidModel
-from ..model import ClusterQueue, Cohort, Condition, FlavorResource, ResourceQuota, WorkloadPriorityClass
+from ..model import ClusterQueue, Cohort, Condition, FlavorResource, PreemptionPolicy, ResourceQuota, WorkloadPriorityClass
 from ._format import quantity_text, time_text
 from .assign import groups_of_quotas
 from .dump import ClusterDump
@@ -78,12 +78,16 @@ def cluster_queue_manifest(cq: ClusterQueue, version: str = "v1beta2") -> Manife
         spec["cohort" if version == "v1beta1" else "cohortName"] = cq.cohort
     spec["resourceGroups"] = _resource_groups(dict(cq.quotas))
     p = cq.preemption
+    # An unset field (POL-8) is written as absent: a manifest has no other spelling for it.
     preemption: Manifest = {
-        "withinClusterQueue": p.within_cluster_queue.value,
-        "reclaimWithinCohort": p.reclaim_within_cohort.value,
+        key: value.value
+        for key, value in (("withinClusterQueue", p.within_cluster_queue), ("reclaimWithinCohort", p.reclaim_within_cohort))
+        if value is not PreemptionPolicy.UNSET
     }
     if p.borrow_within_cohort is not None:
-        bwc: Manifest = {"policy": p.borrow_within_cohort.policy.value}
+        bwc: Manifest = {}
+        if p.borrow_within_cohort.policy is not PreemptionPolicy.UNSET:
+            bwc["policy"] = p.borrow_within_cohort.policy.value
         if p.borrow_within_cohort.max_priority_threshold is not None:
             bwc["maxPriorityThreshold"] = p.borrow_within_cohort.max_priority_threshold
         preemption["borrowWithinCohort"] = bwc

@@ -1,0 +1,214 @@
+"""``assign_flavors``: Kueue's flavor assignment for a pending workload (FAS-2, FAS-18..FAS-24).
+
+Pod-set groups are assigned one after the other (FAS-18); inside a group each requested
+resource is visited in FNV order (FAS-19) and the resource group covering it is scanned
+(:func:`~kueue_preempt.assignment.scan.scan`). Attempts are merged per group (FAS-23) and the
+assignment's no-fit reason is derived at the end (FAS-24).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Iterable, Mapping, Sequence
+
+from ..config import PreemptionConfig
+from ..errors import InvalidModel
+from ..flavors import ResourceFlavor, groups_of_quota_keys
+from ..model import FlavorAssignmentMode, FlavorResource, Workload
+from ..quantity import amount_add
+from ..quota import Snapshot
+from ..trace import DecisionTrace, Verdict
+from . import messages
+from .gates import AssignmentGates, QuotaCheckStrategy
+from .oracle import PreemptionOracle, TargetsOracle
+from .requests import fnv_order, group_requests, pod_set_groups, pod_set_requests
+from .result import (
+    FlavorAssignment,
+    FlavorAttempt,
+    NoFitReason,
+    PodSetAssignment,
+    PodSetStatus,
+    ResourceAssignment,
+    mode_rank,
+    most_severe,
+    severity,
+)
+from .scan import ScanContext, scan
+
+__all__ = ["assign_flavors"]
+
+_POSSIBILITY_RANK = {"NoCandidates": 0, "Preempt": 1, "Reclaim": 2}
+
+
+def _flavor_map(flavors: Mapping[str, ResourceFlavor] | Iterable[ResourceFlavor]) -> dict[str, ResourceFlavor]:
+    if isinstance(flavors, Mapping):
+        items = list(flavors.values())
+    else:
+        items = list(flavors)
+    out: dict[str, ResourceFlavor] = {}
+    for rf in items:
+        if not isinstance(rf, ResourceFlavor):
+            raise InvalidModel("assign_flavors", "resource_flavors", f"{rf!r} is not a ResourceFlavor")
+        out[rf.name] = rf
+    return out
+
+
+def _merge(old: FlavorAttempt, new: FlavorAttempt) -> FlavorAttempt:
+    """FAS-23 (1): lower mode, max borrow, lowest non-null possibility, union, most severe."""
+    poss = [p for p in (old.preemption_possibility, new.preemption_possibility) if p is not None]
+    return FlavorAttempt(
+        old.flavor,
+        min(old.mode, new.mode, key=mode_rank),
+        max(old.borrow, new.borrow),
+        min(poss, key=lambda p: _POSSIBILITY_RANK[p.value]) if poss else None,
+        old.reasons + new.reasons,
+        most_severe(old.no_fit_reason, new.no_fit_reason),
+    )
+
+
+def _merge_attempts(
+    ctx: ScanContext, merged: dict[str, FlavorAttempt], new: Sequence[FlavorAttempt], resource: str
+) -> None:
+    """FAS-23: merge a scan's attempts for ``resource`` into the group's map."""
+    earlier = set(merged)
+    examined = set()
+    for at in new:
+        examined.add(at.flavor)
+        merged[at.flavor] = _merge(merged[at.flavor], at) if at.flavor in merged else at
+    if not new:
+        return
+    found = ctx.group_for(resource)
+    listed = set(found[1].flavor_names) if found is not None else set()
+    nfr = NoFitReason.NO_MATCHING_FLAVOR if ctx.gates.unadmitted_workloads_observability else ""
+    for flavor in earlier - examined:
+        if flavor in listed:
+            # FAS-23 (2): Kueue's text means "not examined for this resource".
+            old = merged[flavor]
+            merged[flavor] = FlavorAttempt(
+                flavor,
+                FlavorAssignmentMode.NO_FIT,
+                old.borrow,
+                old.preemption_possibility,
+                old.reasons + (messages.does_not_provide(flavor, resource),),
+                most_severe(old.no_fit_reason, nfr),
+            )
+
+
+def _no_fit_reason(ctx: ScanContext, pod_sets: Sequence[PodSetAssignment], mode: FlavorAssignmentMode) -> str:
+    """FAS-24: the least severe blocker per resource group, the most severe across groups."""
+    if mode is not FlavorAssignmentMode.NO_FIT or not ctx.gates.unadmitted_workloads_observability:
+        return ""
+    overall = ""
+    for ps in pod_sets:
+        if ps.mode is not FlavorAssignmentMode.NO_FIT:
+            continue
+        if not ps.attempts:
+            overall = most_severe(overall, NoFitReason.NO_MATCHING_FLAVOR)
+            continue
+        per_group: dict[int, str] = {}
+        for j, at in enumerate(ps.attempts):
+            if at.mode is not FlavorAssignmentMode.NO_FIT:
+                continue
+            groups = [i for i, g in enumerate(ctx.groups) if at.flavor in g.flavor_names] or [-1 - j]
+            for g in groups:
+                if g not in per_group or severity(at.no_fit_reason) < severity(per_group[g]):
+                    per_group[g] = at.no_fit_reason
+        worst = ""
+        for reason in per_group.values():
+            worst = most_severe(worst, reason)
+        overall = most_severe(overall, worst)
+    return overall
+
+
+def assign_flavors(
+    workload: Workload,
+    cluster_queue: str,
+    snapshot: Snapshot,
+    resource_flavors: Mapping[str, ResourceFlavor] | Iterable[ResourceFlavor],
+    *,
+    config: PreemptionConfig = PreemptionConfig(),
+    gates: AssignmentGates = AssignmentGates(),
+    quota_check: QuotaCheckStrategy | str = QuotaCheckStrategy.BLOCK_UNDECLARED,
+    oracle: PreemptionOracle | None = None,
+    counts: Sequence[int] | None = None,
+    progress: Sequence[Mapping[str, int]] | None = None,
+    pinned: Sequence[Mapping[str, str]] | None = None,
+    now: datetime | None = None,
+    trace: DecisionTrace | None = None,
+) -> FlavorAssignment:
+    """Kueue's flavor assignment of ``workload``'s pod sets in ``cluster_queue`` (FAS-1..FAS-25).
+
+    See :mod:`kueue_preempt.assignment` for the full contract. ``snapshot`` is read, never
+    changed (the default oracle works inside :meth:`Snapshot.preserved`).
+    """
+    node = snapshot.cluster_queue(cluster_queue)
+    cq = node.cluster_queue
+    assert cq is not None
+    strategy = QuotaCheckStrategy(quota_check)
+    groups = cq.resource_groups or groups_of_quota_keys(cq.quotas)
+    ctx = ScanContext(
+        workload=workload,
+        cq=cq,
+        node=node,
+        snapshot=snapshot,
+        groups=groups,
+        flavors=_flavor_map(resource_flavors),
+        gates=gates,
+        fair_sharing=config.fair_sharing is not None,
+        oracle=oracle if oracle is not None else TargetsOracle(config, now),
+        progress=progress,
+        pinned=pinned,
+        trace=trace,
+    )
+    ignore_undeclared = strategy is QuotaCheckStrategy.IGNORE_UNDECLARED and gates.quota_check_strategy
+    covers_pods = ctx.group_for("pods") is not None
+    requests = pod_set_requests(
+        workload, covers_pods=covers_pods, reclaimable_pods=gates.reclaimable_pods, counts=counts
+    )
+    pod_sets: list[PodSetAssignment] = []
+    usage: dict[FlavorResource, int] = {}
+    borrowing = 0
+    for members in pod_set_groups(requests):
+        total = group_requests(members)
+        flavors: dict[str, ResourceAssignment] = {}
+        reasons: list[str] = []
+        error: str | None = None
+        attempts: dict[str, FlavorAttempt] = {}
+        for resource in fnv_order(total):
+            if ctx.group_for(resource) is None:
+                if total[resource] == 0 or ignore_undeclared:
+                    continue  # FAS-3: ignored, no flavor, no reason
+                reason = messages.resource_unavailable(resource)
+                ctx.note(Verdict.NO_TARGETS, "FAS-3", reason)
+                flavors, reasons = {}, [reason]
+                break
+            if resource in flavors:
+                continue  # assigned by an earlier scan of its resource group
+            result = scan(ctx, members, total, resource, usage)
+            _merge_attempts(ctx, attempts, result.attempts, resource)
+            if result.error is not None or not result.flavors:
+                flavors, reasons, error = {}, result.reasons, result.error
+                break
+            flavors.update(result.flavors)  # FAS-25: a later scan's entries replace earlier ones
+            reasons.extend(result.reasons)
+        status = PodSetStatus(reasons, error)
+        group_attempts = tuple(sorted(attempts.values(), key=lambda a: a.flavor.encode()))
+        stop = False
+        for m in members:
+            own = {r: flavors[r] for r in m.requests if r in flavors}
+            pod_sets.append(
+                PodSetAssignment(m.spec.name, m.count, own, status, m.requests, group_attempts, m.index)
+            )
+            for r, choice in own.items():
+                borrowing = max(borrowing, choice.borrow)
+                fr = FlavorResource(choice.flavor, r)
+                usage[fr] = amount_add(usage.get(fr, 0), m.requests[r])
+            stop = stop or error is not None or (bool(m.requests) and not own)
+        if stop:
+            break
+    mode = _mode(pod_sets)
+    return FlavorAssignment(pod_sets, borrowing, usage, _no_fit_reason(ctx, pod_sets, mode))
+
+
+def _mode(pod_sets: Sequence[PodSetAssignment]) -> FlavorAssignmentMode:
+    return FlavorAssignment(pod_sets).mode

@@ -1,0 +1,71 @@
+"""The preemption oracle the flavor assigner consults (FA-6), injectable.
+
+When a request fits a flavor's capacity but not its unused quota and the ClusterQueue may
+preempt for it (FAS-6), Kueue asks "could preemption make room for ``v`` of ``fr``?". The
+default :class:`TargetsOracle` answers with :func:`~kueue_preempt.get_targets` on that single
+FlavorResource; tests and what-if tools pass any callable with the same signature.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+import attrs
+
+from ..config import PreemptionConfig
+from ..model import Assignment, FlavorResource, Workload
+from ..preemption import get_targets
+from ..quota import Snapshot
+from .modes import PreemptionPossibility
+
+__all__ = ["OracleResult", "PreemptionOracle", "TargetsOracle"]
+
+
+@attrs.frozen
+class OracleResult:
+    """What the oracle found for one FlavorResource: the possibility and the borrowing level."""
+
+    possibility: PreemptionPossibility = attrs.field(converter=PreemptionPossibility)
+    borrowing_level: int = 0
+
+
+class PreemptionOracle(Protocol):
+    """``oracle(workload, cluster_queue, fr, amount, snapshot) -> OracleResult`` (FA-6).
+
+    ``amount`` is the cumulative request on ``fr`` (FAS-2). The oracle must leave
+    ``snapshot`` as it found it.
+    """
+
+    def __call__(
+        self, workload: Workload, cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot
+    ) -> OracleResult: ...
+
+
+@attrs.frozen
+class TargetsOracle:
+    """FA-6 with the library's own preemption: :func:`~kueue_preempt.get_targets` on ``{fr}``.
+
+    No targets -> ``NoCandidates`` at the current borrowing level (Q-16); otherwise the level
+    with the targets' usage removed, and ``Preempt`` if a target is in the workload's own
+    ClusterQueue, else ``Reclaim``.
+    """
+
+    config: PreemptionConfig = attrs.field(factory=PreemptionConfig)
+    now: datetime | None = None
+
+    def __call__(
+        self, workload: Workload, cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot
+    ) -> OracleResult:
+        node = snapshot.cluster_queue(cluster_queue)
+        targets = get_targets(
+            workload, cluster_queue, Assignment(requests={fr: amount}, preempt={fr}), snapshot, self.config, self.now
+        )
+        if not targets:
+            return OracleResult(PreemptionPossibility.NO_CANDIDATES, snapshot.lowest_fitting_height(node, fr, amount)[0])
+        with snapshot.preserved():
+            for t in targets:
+                snapshot.remove_workload(t.workload)
+            level = snapshot.lowest_fitting_height(node, fr, amount)[0]
+        own = any(t.cluster_queue == cluster_queue for t in targets)
+        return OracleResult(PreemptionPossibility.PREEMPT if own else PreemptionPossibility.RECLAIM, level)

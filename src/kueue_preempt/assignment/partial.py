@@ -1,0 +1,132 @@
+"""Partial admission (FAS-14) and the assign-then-preempt step around it (FAS-13).
+
+:func:`search_counts` is Kueue's ``PodSetReducer.Search``: a binary search over reductions
+of the pod counts. :func:`assign_with_targets` runs the whole FAS-13/FAS-14 decision: assign,
+ask :func:`~kueue_preempt.get_targets` when the assignment needs preemption, and fall back to
+partial admission when neither fits.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
+
+import attrs
+
+from ..config import PreemptionConfig
+from ..flavors import ResourceFlavor
+from ..model import Assignment, FlavorAssignmentMode, Target, Workload
+from ..preemption import get_targets
+from ..quota import Snapshot
+from ..trace import DecisionTrace, Verdict
+from .assigner import assign_flavors
+from .gates import AssignmentGates, QuotaCheckStrategy
+from .oracle import PreemptionOracle
+from .result import FlavorAssignment
+
+__all__ = ["search_counts", "TargetFinder", "AssignmentDecision", "assign_with_targets"]
+
+T = TypeVar("T")
+
+
+def search_counts(
+    counts: Sequence[int], min_counts: Sequence[int | None], attempt: Callable[[list[int]], tuple[T, bool]]
+) -> tuple[T | None, bool]:
+    """FAS-14: the smallest reduction step whose probe succeeds (success assumed monotone).
+
+    ``attempt(counts)`` returns ``(result, ok)``. Returns the last successful probe's result
+    and whether the search found one; with nothing to reduce (``D = 0``) nothing is probed.
+    """
+    deltas = [c - (m if m is not None else c) for c, m in zip(counts, min_counts)]
+    d = sum(deltas)
+    if d <= 0:
+        return None, False
+    lo, hi = 0, d + 1
+    last_ok = 0
+    last: T | None = None
+    while lo < hi:
+        j = (lo + hi) // 2
+        res, ok = attempt([c - (delta * j) // d for c, delta in zip(counts, deltas)])
+        if ok:
+            last_ok, last, hi = j, res, j
+        else:
+            lo = j + 1
+    return last, lo == last_ok
+
+
+class TargetFinder(Protocol):
+    """``get_targets``-shaped callable: ``(workload, cluster_queue, assignment, snapshot) -> targets``."""
+
+    def __call__(self, workload: Workload, cluster_queue: str, assignment: Assignment, snapshot: Snapshot) -> list[Target]: ...
+
+
+@attrs.frozen
+class AssignmentDecision:
+    """FAS-13's outcome: the assignment used and the targets to evict (may be empty)."""
+
+    assignment: FlavorAssignment
+    targets: tuple[Target, ...] = ()
+    partial: bool = False
+    """True when the assignment is a partial-admission reduction (FAS-14)."""
+
+    @property
+    def admissible(self) -> bool:
+        """Fits now, or fits once ``targets`` are evicted."""
+        mode = self.assignment.mode
+        return mode is FlavorAssignmentMode.FIT or (mode is FlavorAssignmentMode.PREEMPT and bool(self.targets))
+
+
+def assign_with_targets(
+    workload: Workload,
+    cluster_queue: str,
+    snapshot: Snapshot,
+    resource_flavors: Mapping[str, ResourceFlavor] | Iterable[ResourceFlavor],
+    *,
+    config: PreemptionConfig = PreemptionConfig(),
+    gates: AssignmentGates = AssignmentGates(),
+    quota_check: QuotaCheckStrategy | str = QuotaCheckStrategy.BLOCK_UNDECLARED,
+    oracle: PreemptionOracle | None = None,
+    targets: TargetFinder | None = None,
+    now: datetime | None = None,
+    trace: DecisionTrace | None = None,
+) -> AssignmentDecision:
+    """FAS-13 + FAS-14 for an offline one-shot decision (no scan progress, no pins).
+
+    ``targets`` defaults to :func:`~kueue_preempt.get_targets` with ``config`` and ``now``.
+    """
+
+    def find(a: FlavorAssignment) -> list[Target]:
+        if targets is not None:
+            return targets(workload, cluster_queue, a.to_assignment(), snapshot)
+        return get_targets(workload, cluster_queue, a.to_assignment(), snapshot, config, now, trace)
+
+    def run(counts: Sequence[int] | None) -> AssignmentDecision:
+        a = assign_flavors(
+            workload,
+            cluster_queue,
+            snapshot,
+            resource_flavors,
+            config=config,
+            gates=gates,
+            quota_check=quota_check,
+            oracle=oracle,
+            counts=counts,
+            now=now,
+            trace=trace,
+        )
+        found = find(a) if a.mode is FlavorAssignmentMode.PREEMPT else []
+        return AssignmentDecision(a, tuple(found), counts is not None)
+
+    full = run(None)
+    if full.admissible or not gates.partial_admission:
+        return full
+    specs = workload.spec_pod_sets
+    result, ok = search_counts(
+        [ps.count for ps in specs], [ps.min_count for ps in specs], lambda c: (lambda d: (d, d.admissible))(run(c))
+    )
+    if ok and result is not None:
+        if trace is not None:
+            trace.add(Verdict.INFO, "FAS-14", "partial admission: reduced counts " + ", ".join(
+                f"{ps.name}={ps.count}" for ps in result.assignment.pod_sets), workload.key, cluster_queue)
+        return result
+    return full

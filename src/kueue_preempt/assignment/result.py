@@ -1,0 +1,239 @@
+"""The flavor assigner's output (FAS-17) and what is derived from it (FAS-13, FAS-21a, FAS-24).
+
+Everything is immutable. :class:`FlavorAssignment` is Kueue's ``flavorassigner.Assignment``:
+per pod set the flavor of every resource (mode, borrowing level, ``triedFlavorIdx``), the
+status reasons verbatim, the reported requests and the flavor attempts; plus the assignment's
+borrowing level, quota usage and no-fit reason. :meth:`FlavorAssignment.to_assignment` turns it
+into the :class:`~kueue_preempt.Assignment` that :func:`~kueue_preempt.get_targets` takes (FA-3).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+import attrs
+
+from .._frozen import FrozenMap, frozen_map
+from ..model import Assignment, FlavorAssignmentMode, FlavorResource
+from ..quantity import amount_add
+from .modes import PreemptionPossibility
+
+__all__ = [
+    "NoFitReason",
+    "ResourceAssignment",
+    "FlavorAttempt",
+    "PodSetStatus",
+    "PodSetAssignment",
+    "FlavorAssignment",
+    "most_severe",
+    "mode_rank",
+]
+
+
+class NoFitReason:
+    """FAS-24's no-fit reasons (plain strings, as Kueue writes them) and their severity."""
+
+    NONE = ""
+    NO_MATCHING_FLAVOR = "NoMatchingFlavor"
+    EXCEEDS_MAX_QUOTA = "ExceedsMaxQuota"
+    WAITING_FOR_QUOTA = "WaitingForQuota"
+    TOPOLOGY_PLACEMENT_FAILED = "TopologyPlacementFailed"
+
+
+_SEVERITY = {
+    NoFitReason.NO_MATCHING_FLAVOR: 4,
+    NoFitReason.EXCEEDS_MAX_QUOTA: 3,
+    NoFitReason.WAITING_FOR_QUOTA: 2,
+    NoFitReason.TOPOLOGY_PLACEMENT_FAILED: 1,
+}
+
+
+def severity(reason: str) -> int:
+    """FAS-24 severity; unknown reasons (and ``""``) are 0."""
+    return _SEVERITY.get(reason, 0)
+
+
+def most_severe(a: str, b: str) -> str:
+    """FAS-24 ``most_severe``: ``a`` unless ``b`` is strictly more severe."""
+    return a if severity(a) >= severity(b) else b
+
+
+# FAS-13 / FAS-23 order, lowest first. ``DeferredFit`` is set only by Kueue's scheduler.
+_MODE_RANK = {FlavorAssignmentMode.NO_FIT: 0, FlavorAssignmentMode.PREEMPT: 1, FlavorAssignmentMode.FIT: 3}
+
+
+def mode_rank(mode: FlavorAssignmentMode) -> int:
+    """Rank of an API mode: ``NoFit < Preempt < (DeferredFit) < Fit`` (FAS-13, FAS-23)."""
+    return _MODE_RANK.get(mode, 2)
+
+
+@attrs.frozen
+class ResourceAssignment:
+    """The flavor chosen for one resource of a pod set (FAS-7a, FAS-10a).
+
+    ``tried_flavor_idx`` is the index of the last flavor the scan examined in the resource
+    group, or -1 when that was the group's last flavor (FAS-10a, FAS-12). ``borrow`` is this
+    resource's own borrowing level (FAS-6).
+    """
+
+    flavor: str
+    mode: FlavorAssignmentMode = attrs.field(converter=FlavorAssignmentMode)
+    tried_flavor_idx: int = -1
+    borrow: int = 0
+
+
+def _sorted_unique(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(set(value)))
+
+
+@attrs.frozen
+class FlavorAttempt:
+    """One flavor the scan examined for a pod-set group (FAS-23, Kueue's FlavorAssignmentAttempt)."""
+
+    flavor: str
+    mode: FlavorAssignmentMode = attrs.field(converter=FlavorAssignmentMode)
+    borrow: int = 0
+    preemption_possibility: PreemptionPossibility | None = None
+    reasons: tuple[str, ...] = attrs.field(default=(), converter=_sorted_unique)
+    no_fit_reason: str = ""
+
+
+def _strings(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class PodSetStatus:
+    """Why a pod set did not simply fit: reasons (verbatim, FAS-21) and an optional error."""
+
+    reasons: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.reasons and self.error is None
+
+
+def _flavors(value: Mapping[str, ResourceAssignment]) -> FrozenMap[str, ResourceAssignment]:
+    return frozen_map(value)
+
+
+def _amounts(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    return frozen_map(value)
+
+
+def _attempts(value: Iterable[FlavorAttempt]) -> tuple[FlavorAttempt, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class PodSetAssignment:
+    """One pod set of a :class:`FlavorAssignment` (FAS-17).
+
+    ``requests`` are the pod set's totals as they entered the assignment (FAS-1b): every
+    resource, uncovered ones, zeros and ``pods`` included. ``spec_index`` is the pod set's
+    index in ``spec.podSets`` (it differs from the position in ``pod_sets`` only when pod-set
+    groups interleave, FAS-18).
+    """
+
+    name: str
+    count: int
+    flavors: FrozenMap[str, ResourceAssignment] = attrs.field(factory=FrozenMap, converter=_flavors)
+    status: PodSetStatus = attrs.field(factory=PodSetStatus)
+    requests: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
+    attempts: tuple[FlavorAttempt, ...] = attrs.field(default=(), converter=_attempts)
+    spec_index: int = 0
+
+    @property
+    def mode(self) -> FlavorAssignmentMode:
+        """FAS-13a: Fit without reasons/error; NoFit on error or no flavor; else the lowest mode."""
+        if self.status.ok:
+            return FlavorAssignmentMode.FIT
+        if self.status.error is not None or not self.flavors:
+            return FlavorAssignmentMode.NO_FIT
+        return min((f.mode for f in self.flavors.values()), key=mode_rank)
+
+
+def _pod_sets(value: Iterable[PodSetAssignment]) -> tuple[PodSetAssignment, ...]:
+    return tuple(value)
+
+
+def _usage(value: Mapping[FlavorResource, int]) -> FrozenMap[FlavorResource, int]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class FlavorAssignment:
+    """A workload's flavor assignment (FAS-17): Kueue's ``flavorassigner.Assignment``.
+
+    ``pod_sets`` may be shorter than the workload's pod sets: a failing pod-set group ends
+    the assignment (FAS-19). ``usage`` is the quota the assignment would take per
+    FlavorResource (zero entries included). ``no_fit_reason`` is FAS-24's.
+    """
+
+    pod_sets: tuple[PodSetAssignment, ...] = attrs.field(converter=_pod_sets)
+    borrowing: int = 0
+    usage: FrozenMap[FlavorResource, int] = attrs.field(factory=FrozenMap, converter=_usage)
+    no_fit_reason: str = ""
+
+    @property
+    def mode(self) -> FlavorAssignmentMode:
+        """FAS-13: the worst pod-set mode; NoFit when no pod set was assigned."""
+        if not self.pod_sets:
+            return FlavorAssignmentMode.NO_FIT
+        return min((ps.mode for ps in self.pod_sets), key=mode_rank)
+
+    @property
+    def requires_borrowing(self) -> bool:
+        """FAS-13: the borrowing level is above 0."""
+        return self.borrowing > 0
+
+    @property
+    def message(self) -> str:
+        """FAS-21a: the message Kueue writes for this assignment (``""`` when it fits)."""
+        if self.mode is FlavorAssignmentMode.FIT:
+            return ""
+        parts = []
+        for ps in self.pod_sets:
+            if ps.status.error is not None:
+                return f"failed to assign flavors to pod set {ps.name}: {ps.status.error}"
+            if ps.status.reasons:
+                # Byte order, as Go's sort.Strings compares UTF-8 bytes.
+                reasons = sorted(ps.status.reasons, key=lambda s: s.encode())
+                parts.append(f"couldn't assign flavors to pod set {ps.name}: " + ", ".join(reasons))
+        return "; ".join(parts)
+
+    def tried_flavor_idx(self) -> tuple[FrozenMap[str, int], ...]:
+        """The scan progress record (FAS-12, SC-FR-1): per pod set in ``pod_sets`` order,
+        resource -> ``tried_flavor_idx``. Pass it back as ``progress`` to resume the scans."""
+        return tuple(frozen_map({r: f.tried_flavor_idx for r, f in ps.flavors.items()}) for ps in self.pod_sets)
+
+    def preempt_flavor_resources(self) -> frozenset[FlavorResource]:
+        """FA-2: the FlavorResources whose mode is ``Preempt``."""
+        return frozenset(
+            FlavorResource(f.flavor, r)
+            for ps in self.pod_sets
+            for r, f in ps.flavors.items()
+            if f.mode is FlavorAssignmentMode.PREEMPT
+        )
+
+    def total_requests(self) -> dict[FlavorResource, int]:
+        """FA-3 ``TotalRequestsFor``: the pod sets' requests per chosen FlavorResource.
+
+        Zero quantities are dropped; a resource without a flavor (ignored undeclared, FAS-3)
+        is not quota and is skipped. The reported requests are already at the assignment's
+        counts, so FA-3's rescaling is the identity here.
+        """
+        out: dict[FlavorResource, int] = {}
+        for ps in self.pod_sets:
+            for r, q in ps.requests.items():
+                choice = ps.flavors.get(r)
+                if q == 0 or choice is None:
+                    continue
+                fr = FlavorResource(choice.flavor, r)
+                out[fr] = amount_add(out.get(fr, 0), q)
+        return out
+
+    def to_assignment(self) -> Assignment:
+        """The :class:`~kueue_preempt.Assignment` :func:`~kueue_preempt.get_targets` takes (FA-1..FA-3)."""
+        return Assignment(requests=self.total_requests(), preempt=self.preempt_flavor_resources())
