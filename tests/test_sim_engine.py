@@ -48,7 +48,6 @@ class _W:
 class FakeScheduler:
     def __init__(self, dump: ClusterDump) -> None:
         self.nominal = {cq.name: cq.quotas[CPU].nominal for cq in dump.cluster_queues}
-        self.roots = root_keys(dump)
         self.info: dict[str, _W] = {}
         self.active: dict[str, list[str]] = {cq: [] for cq in self.nominal}
         self.parked: dict[str, set[str]] = {cq: set() for cq in self.nominal}
@@ -86,14 +85,13 @@ class FakeScheduler:
         self.evicting.discard(workload)
         self.active[w.cq].append(workload)
 
-    def requeue_inadmissible(self, root: str, now: float) -> Sequence[str]:
-        self.calls.append(("requeue", root, now))
+    def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float) -> Sequence[str]:
+        self.calls.append(("requeue", ",".join(cluster_queues), now))
         moved: list[str] = []
-        for cq, key in self.roots.items():
-            if key.split("/", 1)[1] == root:
-                moved += sorted(self.parked[cq], key=lambda k: self.info[k].order)
-                self.active[cq] += sorted(self.parked[cq], key=lambda k: self.info[k].order)
-                self.parked[cq].clear()
+        for cq in cluster_queues:
+            moved += sorted(self.parked[cq], key=lambda k: self.info[k].order)
+            self.active[cq] += sorted(self.parked[cq], key=lambda k: self.info[k].order)
+            self.parked[cq].clear()
         return moved
 
     def pending_count(self) -> int:
@@ -162,7 +160,7 @@ def test_cycles_until_quiescent_then_completions_notify_and_requeue_after_the_de
     timeline, fake = _run(_arrivals(*THREE))
     assert timeline == _expected_three(delay=1)
     # One notification batch per root: two completions at 10 give one run (SC-SIM-13 item 4).
-    assert [c for c in fake.calls if c[0] == "requeue"] == [("requeue", "all", 11), ("requeue", "all", 22)]
+    assert [c for c in fake.calls if c[0] == "requeue"] == [("requeue", "team-a,team-b", 11), ("requeue", "team-a,team-b", 22)]
 
 
 def _expected_three(delay: float) -> list[tuple[object, ...]]:
@@ -247,7 +245,7 @@ class Busy:
     def arrive(self, arrival: Arrival, now: float) -> None: ...
     def finish(self, workload: str, now: float) -> None: ...
     def release(self, workload: str, now: float) -> None: ...
-    def requeue_inadmissible(self, root: str, now: float) -> Sequence[str]:
+    def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float) -> Sequence[str]:
         return ()
 
     def pending_count(self) -> int:

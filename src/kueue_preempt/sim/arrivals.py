@@ -38,7 +38,8 @@ import attrs
 
 from .._frozen import FrozenMap, frozen_map
 from ..errors import InvalidQuantity, KueuePreemptError
-from ..io import ClusterDump, LoadedWorkload, ManifestError, PodSetRequests, dump_from_objects
+from ..io import ClusterDump, LoadedWorkload, ManifestError, PodSetRequests
+from ..io.cycle_state import cluster_state_from_objects
 from ..io._format import quantity_text
 from ..io.dump import resolve_priorities
 from ..io.read import DEFAULT_LIMITS, Limits, RawObject, read_bytes
@@ -160,6 +161,8 @@ class Arrival:
     duration: float
     workload: LoadedWorkload
     cluster_queue: str
+    template: str | None = None
+    """``NAMESPACE/NAME`` of the dump workload it was made from (``None``: a full manifest)."""
     line: int = attrs.field(default=0, eq=False)
 
     @property
@@ -332,12 +335,14 @@ def _manifest(row: _Row, raw: object) -> LoadedWorkload:
     if raw.get("kind") != "Workload":
         raise row.fail("workload.kind", f"expected 'Workload', got {_show(raw.get('kind'))}")
     try:
-        dump = dump_from_objects([RawObject(row.source, row.line, raw)])
+        # Through the cycle's reader: it also keeps the pod sets' scheduling fields
+        # (minCount, nodeSelector, tolerations) that flavor assignment reads.
+        state, dump = cluster_state_from_objects([RawObject(row.source, row.line, raw)])
     except ManifestError as exc:
         raise row.fail("workload" + (f".{exc.path}" if exc.path else ""), exc.reason) from None
     except KueuePreemptError as exc:
         raise row.fail("workload", str(exc)) from None
-    return dump.workloads[0]
+    return attrs.evolve(dump.workloads[0], workload=state.workloads[0])
 
 
 def _arrival_row(row: _Row) -> ArrivalRow:
@@ -519,8 +524,10 @@ def _apply_pod_sets(
     return tuple(out[ps.name] for ps in pod_sets)
 
 
-def _instantiate(dump: ClusterDump, row: ArrivalRow, index: int, source: str) -> LoadedWorkload:
-    """The row's workload as a fresh pending object (status dropped: it has not run yet)."""
+def _instantiate(dump: ClusterDump, row: ArrivalRow, index: int, source: str) -> tuple[LoadedWorkload, str | None]:
+    """The row's workload as a fresh pending object (status dropped: it has not run yet), and
+    the key of its template."""
+    template: str | None = None
     if row.workload is not None:
         lw = row.workload
         if not lw.is_pending:
@@ -529,6 +536,7 @@ def _instantiate(dump: ClusterDump, row: ArrivalRow, index: int, source: str) ->
         pod_sets = lw.pod_sets
     else:
         lw = _template(dump, row, source)
+        template = lw.key
         o = row.overrides
         w = lw.workload
         name = o.name if o.name is not None else f"{w.name}-{index}"
@@ -560,7 +568,7 @@ def _instantiate(dump: ClusterDump, row: ArrivalRow, index: int, source: str) ->
         preemption_cost=None,
         local_queue_fs_usage=None,
     )
-    return LoadedWorkload(workload=fresh, pod_sets=pod_sets, active=True)
+    return LoadedWorkload(workload=fresh, pod_sets=pod_sets, active=True), template
 
 
 def _priority_class(dump: ClusterDump, name: str, source: str, line: int) -> tuple[PriorityClassRef, int]:
@@ -585,9 +593,9 @@ def resolve_arrivals(file: ArrivalsFile, dump: ClusterDump, *, start: datetime =
     """
     source = file.source
     taken = {lw.key for lw in dump.workloads}
-    resolved: list[tuple[ArrivalRow, LoadedWorkload, str]] = []
+    resolved: list[tuple[ArrivalRow, LoadedWorkload, str, str | None]] = []
     for index, row in enumerate(file.rows, start=1):
-        lw = _instantiate(dump, row, index, source)
+        lw, template = _instantiate(dump, row, index, source)
         field = "name" if row.workload is None else "workload.metadata.name"
         if lw.key in taken:
             where = "the dump" if any(d.key == lw.key for d in dump.workloads) else "an earlier row"
@@ -598,13 +606,13 @@ def resolve_arrivals(file: ArrivalsFile, dump: ClusterDump, *, start: datetime =
             cluster_queue = dump.cluster_queue_for(lw)
         except ManifestError as exc:
             raise ArrivalError(source, row.line, field, exc.reason) from None
-        resolved.append((row, lw, cluster_queue))
+        resolved.append((row, lw, cluster_queue, template))
     resolved.sort(key=lambda item: item[0].at)  # stable: equal times keep file order (SC-T-2)
     arrivals: list[Arrival] = []
-    for seq, (row, lw, cluster_queue) in enumerate(resolved, start=1):
+    for seq, (row, lw, cluster_queue, template) in enumerate(resolved, start=1):
         w = attrs.evolve(lw.workload, uid=f"sim-{seq:08d}", creation_time=start + timedelta(seconds=row.at))
         (w_resolved,) = resolve_priorities([attrs.evolve(lw, workload=w)], dump.workload_priority_classes, dump.priority_classes)
-        arrivals.append(Arrival(row.at, row.duration, w_resolved, cluster_queue, line=row.line))
+        arrivals.append(Arrival(row.at, row.duration, w_resolved, cluster_queue, template, line=row.line))
     remaining: dict[str, float] = {}
     for r in file.running:
         found = next((lw for lw in dump.workloads if lw.key == r.workload), None)

@@ -145,9 +145,9 @@ class Scheduler(Protocol):
     def release(self, workload: str, now: float) -> None:
         """An evicted workload's quota is released and it returns to its queue (SC-EV-2, SC-EV-3)."""
 
-    def requeue_inadmissible(self, root: str, now: float) -> Sequence[str]:
-        """Run ``QueueInadmissible`` for every ClusterQueue under ``root`` (SC-IN-2); return the
-        workloads moved back to an active set."""
+    def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float) -> Sequence[str]:
+        """Run ``QueueInadmissible`` for these ClusterQueues — a whole cohort tree, or one
+        cohort-less ClusterQueue (SC-IN-2); return the workloads moved back to an active set."""
 
     def cycle(self, now: float) -> CycleResult:
         """Run one scheduling cycle at ``now``."""
@@ -308,8 +308,8 @@ class _Loop:
 
     def run_requeue(self, root: str, now: float) -> None:
         self.pending_runs.discard(root)
-        name = root.split("/", 1)[1]
-        for key in self.s.requeue_inadmissible(name, now):
+        tree = sorted(cq for cq, r in self.roots.items() if r == root)
+        for key in self.s.requeue_inadmissible(tree, now):
             self.timeline.append(Requeued(now, key, self.cq_of.get(key, ""), "InadmissibleRequeue"))
 
     def apply(self, kind: int, payload: object, now: float) -> None:
