@@ -7,6 +7,8 @@ Subcommands:
 * ``check DUMP...``: validate a dump and show what was loaded (counts, skipped kinds, quota tree);
 * ``cycle DUMP...``: what Kueue's next scheduling cycle(s) do with every pending workload
   (:mod:`kueue_preempt.cli_cycle`);
+* ``simulate DUMP... --arrivals FILE`` and ``sweep DUMP... --arrivals FILE --vary PATH=V1,V2``:
+  replay arrivals over time, and compare what-if variations (:mod:`kueue_preempt.cli_sim`);
 * ``demo``: a classic decision on a bundled example cohort.
 
 The CLI is an edge: it reads files through :mod:`kueue_preempt.io`, calls the public API and
@@ -57,6 +59,8 @@ from .io import (
 )
 from .io._format import quantity_text, time_text
 from .io.dump import dump_from_objects, resolve_priorities
+from .sim.errors import ExtraUnavailable
+from .cli_sim import add_sim_parsers
 from .cli_cycle import add_cycle_parser, cohort_note
 from .cycle import CycleConfig
 from .io.cycle_state import load_cluster_state
@@ -739,6 +743,7 @@ def _parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_check)
 
     add_cycle_parser(sub, _rfc3339, _strategies)
+    add_sim_parsers(sub, _strategies)
     return parser
 
 
@@ -774,7 +779,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result: tuple[int, str] = args.func(args)
         code, text = result
-    except YamlUnavailable as exc:
+    except (YamlUnavailable, ExtraUnavailable) as exc:
         _fail(str(exc))
         return EXIT_MISSING_DEPENDENCY
     except KueuePreemptError as exc:
