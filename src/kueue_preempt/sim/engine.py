@@ -305,7 +305,9 @@ class _Loop:
 
     def push(self, t: float, kind: int, payload: object) -> None:
         self.seq += 1
-        heapq.heappush(self.heap, (t, kind, self.seq, payload))
+        # Times are kept to the microsecond: admission + duration in binary floating point
+        # would otherwise print as 1185.5700000000002 and split one instant into two.
+        heapq.heappush(self.heap, (round(t, 6), kind, self.seq, payload))
 
     def notify(self, workload: str, now: float) -> None:
         """SC-IN-4 via SC-IN-3: join a pending run of the root, or schedule one."""
