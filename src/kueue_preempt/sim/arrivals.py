@@ -484,13 +484,28 @@ def load_arrivals(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMI
 # --------------------------------------------------------------------------- resolving
 
 
-def _template(dump: ClusterDump, row: ArrivalRow, source: str) -> LoadedWorkload:
+class _Templates:
+    """The dump's workloads by ``NAMESPACE/NAME`` and by ``NAME``, built once per resolve (a
+    large dump has tens of thousands of workloads and a file up to millions of rows)."""
+
+    def __init__(self, dump: ClusterDump) -> None:
+        self.by_key: dict[str, LoadedWorkload] = {}
+        self.by_name: dict[str, list[LoadedWorkload]] = {}
+        for lw in dump.workloads:
+            self.by_key[lw.key] = lw
+            self.by_name.setdefault(lw.workload.name, []).append(lw)
+
+    def find(self, ref: str) -> list[LoadedWorkload]:
+        if "/" in ref:
+            found = self.by_key.get(ref)
+            return [] if found is None else [found]
+        return self.by_name.get(ref, [])
+
+
+def _template(templates: _Templates, row: ArrivalRow, source: str) -> LoadedWorkload:
     assert row.template is not None
     ref = row.template
-    if "/" in ref:
-        found = [lw for lw in dump.workloads if lw.key == ref]
-    else:
-        found = [lw for lw in dump.workloads if lw.workload.name == ref]
+    found = templates.find(ref)
     if not found:
         raise ArrivalError(source, row.line, "template", f"no Workload {ref!r} in the dump")
     if len(found) > 1:
@@ -524,7 +539,9 @@ def _apply_pod_sets(
     return tuple(out[ps.name] for ps in pod_sets)
 
 
-def _instantiate(dump: ClusterDump, row: ArrivalRow, index: int, source: str) -> tuple[LoadedWorkload, str | None]:
+def _instantiate(
+    dump: ClusterDump, templates: _Templates, row: ArrivalRow, index: int, source: str
+) -> tuple[LoadedWorkload, str | None]:
     """The row's workload as a fresh pending object (status dropped: it has not run yet), and
     the key of its template."""
     template: str | None = None
@@ -535,7 +552,7 @@ def _instantiate(dump: ClusterDump, row: ArrivalRow, index: int, source: str) ->
         w = lw.workload
         pod_sets = lw.pod_sets
     else:
-        lw = _template(dump, row, source)
+        lw = _template(templates, row, source)
         template = lw.key
         o = row.overrides
         w = lw.workload
@@ -592,13 +609,14 @@ def resolve_arrivals(file: ArrivalsFile, dump: ClusterDump, *, start: datetime =
     workload that is not admitted) raise :class:`ArrivalError` for the first bad row.
     """
     source = file.source
-    taken = {lw.key for lw in dump.workloads}
+    templates = _Templates(dump)
+    taken = set(templates.by_key)
     resolved: list[tuple[ArrivalRow, LoadedWorkload, str, str | None]] = []
     for index, row in enumerate(file.rows, start=1):
-        lw, template = _instantiate(dump, row, index, source)
+        lw, template = _instantiate(dump, templates, row, index, source)
         field = "name" if row.workload is None else "workload.metadata.name"
         if lw.key in taken:
-            where = "the dump" if any(d.key == lw.key for d in dump.workloads) else "an earlier row"
+            where = "the dump" if lw.key in templates.by_key else "an earlier row"
             raise ArrivalError(source, row.line, field, f"Workload {lw.key} already exists in {where}")
         taken.add(lw.key)
         field = "queueName" if row.workload is None else "workload.spec.queueName"
@@ -615,7 +633,7 @@ def resolve_arrivals(file: ArrivalsFile, dump: ClusterDump, *, start: datetime =
         arrivals.append(Arrival(row.at, row.duration, w_resolved, cluster_queue, template, line=row.line))
     remaining: dict[str, float] = {}
     for r in file.running:
-        found = next((lw for lw in dump.workloads if lw.key == r.workload), None)
+        found = templates.by_key.get(r.workload)
         if found is None:
             raise ArrivalError(source, r.line, "running", f"no Workload {r.workload!r} in the dump")
         if not found.holds_quota:

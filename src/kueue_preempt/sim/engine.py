@@ -262,6 +262,9 @@ class _Loop:
         self.controllers = controllers
         self.progress = progress
         self.roots = root_keys(dump)
+        self.trees: dict[str, list[str]] = {}
+        for cq, root in sorted(self.roots.items()):
+            self.trees.setdefault(root, []).append(cq)
         self.timeline: list[Event] = []
         self.heap: list[tuple[float, int, int, object]] = []
         self.seq = 0
@@ -319,7 +322,7 @@ class _Loop:
 
     def run_requeue(self, root: str, now: float) -> None:
         self.pending_runs.discard(root)
-        tree = sorted(cq for cq, r in self.roots.items() if r == root)
+        tree = self.trees.get(root) or [root.split("/", 1)[1]]
         for key in self.s.requeue_inadmissible(tree, now):
             self.timeline.append(Requeued(now, key, self.cq_of.get(key, ""), "InadmissibleRequeue"))
 
