@@ -16,7 +16,9 @@ import attrs
 from .config import FairSharingConfig, PreemptionConfig, RequeuingTimestamp
 from .cycle import CycleConfig
 from .io.cycle_state import load_cluster_state
-from .sim.arrivals import ArrivalsFile, load_arrivals, resolve_arrivals, write_arrivals
+from .sim.arrivals import ArrivalsFile, write_arrivals
+from .sim.arrivals_read import load_arrivals
+from .sim.arrivals_resolve import resolve_arrivals
 from .sim.engine import SimulationOptions
 from .sim.generate import generate_arrivals, load_generator_spec
 from .sim.metrics import summarize

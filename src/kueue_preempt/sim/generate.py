@@ -32,7 +32,8 @@ import attrs
 
 from ..errors import ConfigurationError
 from ..io.read import DEFAULT_LIMITS, read_bytes
-from .arrivals import ArrivalRow, ArrivalsFile, PodSetOverride, WorkloadOverrides, pod_set_overrides
+from .arrivals import ArrivalRow, ArrivalsFile, PodSetOverride, WorkloadOverrides
+from .arrivals_read import pod_set_overrides
 from .errors import ArrivalError
 
 __all__ = ["MAX_ARRIVALS", "ArrivalClass", "GeneratorSpec", "generate_arrivals", "parse_generator_spec", "load_generator_spec"]

@@ -13,10 +13,10 @@ from typing import Callable, Mapping
 
 import attrs
 
-from ..config import PreemptionConfig
 from ..cycle import ClusterState, CycleConfig
 from ..io import ClusterDump
-from .arrivals import ArrivalsFile, resolve_arrivals
+from .arrivals import ArrivalsFile
+from .arrivals_resolve import resolve_arrivals
 from .cycle_scheduler import CycleScheduler, cluster_state_for
 from .engine import Controller, SimulationOptions, SimulationResult, run_simulation
 from ..sweep.run import Metric
