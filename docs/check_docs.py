@@ -40,7 +40,7 @@ SKIP_DIRS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".hypothesis", ".git
 # from matching inside "FS-DRS-1a"/"FS-DRS-10" and "DRS-1" inside "FS-DRS-1".
 RULE_ID = re.compile(r"(?<![A-Za-z0-9_-])([A-Z]{1,6}(?:-[A-Z]+)*-\d+[a-z]?)(?![A-Za-z0-9_])")
 # Same shape, but not rule IDs: KEP numbers, encodings, RFCs and similar.
-NOT_RULE_FAMILIES = {"KEP", "UTF", "RFC", "ISO", "PEP", "SHA", "CVE", "PR"}
+NOT_RULE_FAMILIES = {"KEP", "UTF", "RFC", "ISO", "PEP", "SHA", "CVE", "PR", "FNV"}
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 DEFINITION = re.compile(r"^\*\*([A-Z]{1,6}(?:-[A-Z]+)*-\d+[a-z]?)\b")

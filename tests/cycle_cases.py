@@ -14,19 +14,16 @@ from typing import Any, Iterator
 
 import pytest
 
+import attrs
+
+from assignment_cases import cluster_queue_of, cohort_of, flavor_of, pod_set_of
 from kueue_preempt import (
-    BorrowWithinCohort,
-    ClusterQueue,
-    ClusterQueuePreemption,
-    Cohort,
     Condition,
     EvictionStat,
     FairSharingConfig,
     PodSetUsage,
     PreemptionConfig,
-    ResourceQuota,
     Workload,
-    quota_amount,
     request_amount,
 )
 from kueue_preempt._time import parse_time
@@ -36,7 +33,7 @@ from kueue_preempt.cycle import (
     ClusterState,
     CycleConfig,
     CycleResult,
-    LabelRequirement,
+    LabelSelectorRequirement,
     LabelSelector,
     LimitRange,
     LocalQueue,
@@ -48,20 +45,18 @@ from kueue_preempt.cycle import (
     queue_inadmissible,
     schedule_cycle,
 )
-from kueue_preempt.flavors import (
-    FlavorFungibility,
-    FlavorQuotas,
-    NodeSelectorRequirement,
-    NodeSelectorTerm,
-    PodSetSpec,
-    ResourceFlavor,
-    ResourceGroup,
-    Taint,
-    Toleration,
-)
+from kueue_preempt.flavors import PodSetSpec
 
 CASES_DIR = Path(__file__).parent / "conformance" / "kueue"
 KINDS = ("cycle", "entry_ordering")
+OUT_OF_SCOPE_GATES = frozenset(
+    {
+        "TASRecomputeAssignmentWithinSchedulingCycle",
+        "MultiKueueOrchestratedPreemption",
+        "WorkloadRequestUseMergePatch",
+        "UnadmittedWorkloadsExplicitStatus",
+    }
+)
 
 Case = dict[str, Any]
 
@@ -80,82 +75,22 @@ def iter_cases() -> Iterator[Any]:
 
 
 def cycle_config(case: Case) -> CycleConfig:
+    """The case's configuration: its gates by Kueue name over Kueue's defaults."""
     cfg = case.get("config") or {}
-    gates: dict[str, bool] = cfg.get("featureGates") or {}
+    # Gates of features the library does not model (SC-SCOPE-1: TAS, MultiKueue, API patching)
+    # change nothing here; every other name must be a gate the library knows.
+    gates = {k: v for k, v in (cfg.get("featureGates") or {}).items() if k not in OUT_OF_SCOPE_GATES}
     fair = None
     if cfg.get("fairSharing"):
         fair = FairSharingConfig(preemption_strategies=cfg.get("fairSharingStrategies") or ())
     ts = cfg.get("podsReadyRequeuingTimestamp", "Eviction")
     preemption = PreemptionConfig(
         fair_sharing=fair,
-        admission_fair_sharing=bool(cfg.get("admissionFairSharing")) and gates.get("AdmissionFairSharing", True),
-        priority_boost=gates.get("PriorityBoost", False),
-        priority_sorting_within_cohort=gates.get("PrioritySortingWithinCohort", True),
-        fair_sharing_preempt_within_nominal=gates.get("FairSharingPreemptWithinNominal", True),
+        admission_fair_sharing=bool(cfg.get("admissionFairSharing")),
         pods_ready_requeuing_timestamp=RequeuingTimestamp(ts) if ts else None,
+        feature_gates=gates,
     )
-    return CycleConfig(
-        preemption=preemption,
-        fair_sharing_prioritize_non_borrowing=gates.get("FairSharingPrioritizeNonBorrowing", True),
-        prioritize_preemptor_workloads=gates.get("PrioritizePreemptorWorkloads", False),
-        recompute_on_targets_overlap=gates.get("RecomputeAssignmentUponPreemptionTargetsOverlap", True),
-        preserve_scan_progress=gates.get("FlavorFungibilityPreserveScanProgress", True),
-        scheduling_equivalence_hashing=gates.get("SchedulingEquivalenceHashing", True),
-        partial_admission=gates.get("PartialAdmission", True),
-        flavor_fungibility=gates.get("FlavorFungibility", True),
-        unadmitted_workloads_observability=gates.get("UnadmittedWorkloadsObservability", True),
-        ignore_undeclared_resources=cfg.get("quotaCheckStrategy") == "IgnoreUndeclared",
-    )
-
-
-def _quota(q: Case, resource: str, has_parent: bool) -> ResourceQuota:
-    # A borrowing/lending limit without a parent is never read (Q-9, Q-10): the model rejects it.
-    bl, ll = q.get("borrowingLimit"), q.get("lendingLimit")
-    return ResourceQuota(
-        nominal=quota_amount(q["nominal"], resource),
-        borrowing_limit=None if bl is None or not has_parent else quota_amount(bl, resource),
-        lending_limit=None if ll is None or not has_parent else quota_amount(ll, resource),
-    )
-
-
-def _groups(groups: list[Case], has_parent: bool) -> list[ResourceGroup]:
-    return [
-        ResourceGroup(
-            tuple(g["coveredResources"]),
-            [
-                FlavorQuotas(f["name"], {r: _quota(q, r, has_parent) for r, q in f["resources"].items()})
-                for f in g["flavors"]
-            ],
-        )
-        for g in groups
-    ]
-
-
-def _policy(value: str | None) -> str:
-    return "" if value is None else value  # null inside a stanza = Kueue's raw unset value (POL-8)
-
-
-def _preemption(p: Case | None) -> ClusterQueuePreemption:
-    if p is None:
-        return ClusterQueuePreemption()
-    bwc = p.get("borrowWithinCohort")
-    return ClusterQueuePreemption(
-        within_cluster_queue=_policy(p.get("withinClusterQueue")),
-        reclaim_within_cohort=_policy(p.get("reclaimWithinCohort")),
-        borrow_within_cohort=None
-        if bwc is None
-        else BorrowWithinCohort(policy=_policy(bwc.get("policy")), max_priority_threshold=bwc.get("maxPriorityThreshold")),
-    )
-
-
-def _fungibility(f: Case | None) -> FlavorFungibility:
-    if f is None:
-        return FlavorFungibility()
-    return FlavorFungibility(f.get("whenCanBorrow"), f.get("whenCanPreempt"), f.get("preference"))
-
-
-def _toleration(t: Case) -> Toleration:
-    return Toleration(t.get("key", ""), t.get("operator", ""), t.get("value", ""), t.get("effect", ""))
+    return CycleConfig(preemption, ignore_undeclared_resources=cfg.get("quotaCheckStrategy") == "IgnoreUndeclared")
 
 
 def _selector(s: Case | None) -> LabelSelector | None:
@@ -163,7 +98,7 @@ def _selector(s: Case | None) -> LabelSelector | None:
         return None
     return LabelSelector(
         s.get("matchLabels") or {},
-        [LabelRequirement(e["key"], e["operator"], e.get("values") or ()) for e in s.get("matchExpressions") or ()],
+        [LabelSelectorRequirement(e["key"], e["operator"], e.get("values") or ()) for e in s.get("matchExpressions") or ()],
     )
 
 
@@ -179,30 +114,12 @@ def _condition(c: Case) -> Condition:
 
 
 def _pod_set_spec(ps: Case) -> PodSetSpec:
-    requests = {r: request_amount(q, r) for r, q in ps["requests"].items()}
+    spec = pod_set_of(ps)
+    tr = ps.get("topologyRequest")
+    requests = dict(spec.requests)
     for r, q in (ps.get("limits") or {}).items():
         requests.setdefault(r, request_amount(q, r))  # FAS-1: a limit without a request is the request
-    affinity = ps.get("requiredNodeAffinity")
-    terms = None
-    if affinity is not None:
-        terms = [
-            NodeSelectorTerm(
-                [NodeSelectorRequirement(e["key"], e["operator"], e.get("values") or ()) for e in t.get("matchExpressions") or ()]
-            )
-            for t in affinity
-        ]
-    tr = ps.get("topologyRequest")
-    return PodSetSpec(
-        name=ps["name"],
-        count=ps["count"],
-        requests=requests,
-        min_count=ps.get("minCount"),
-        node_selector=ps.get("nodeSelector") or {},
-        required_node_affinity=terms,
-        tolerations=[_toleration(t) for t in ps.get("tolerations") or ()],
-        pod_set_group=(tr or {}).get("podSetGroupName"),
-        topology_request=tr is not None,
-    )
+    return attrs.evolve(spec, requests=requests, pod_set_group=(tr or {}).get("podSetGroupName"))
 
 
 def _admission_pod_sets(admission: Case) -> list[PodSetUsage]:
@@ -257,43 +174,17 @@ def _workload(w: Case) -> tuple[Workload, WorkloadStatus]:
 
 
 def cluster_of(case: Case) -> ClusterState:
-    cohort_names = {c["name"] for c in case["cohorts"]}
-    cohort_parents = {c["name"]: c.get("parent") for c in case["cohorts"]}
-    cohorts = [
-        Cohort(c["name"], c.get("parent"), _quotas_of(c["resourceGroups"], c.get("parent") is not None), c.get("fairWeight") or 1.0)
-        for c in case["cohorts"]
-    ]
-    del cohort_names, cohort_parents
+    cohorts = [cohort_of(c) for c in case["cohorts"]]
     cqs = []
     settings = {}
     for cq in case["clusterQueues"]:
-        has_parent = cq.get("cohort") is not None
-        cqs.append(
-            ClusterQueue(
-                name=cq["name"],
-                cohort=cq.get("cohort"),
-                preemption=_preemption(cq.get("preemption")),
-                fair_weight=cq.get("fairWeight") or 1.0,
-                admission_scope_usage_based=cq.get("admissionScope") == "UsageBasedAdmissionFairSharing",
-                resource_groups=_groups(cq["resourceGroups"], has_parent),
-                flavor_fungibility=_fungibility(cq.get("flavorFungibility")),
-            )
-        )
+        cqs.append(cluster_queue_of(cq))
         settings[cq["name"]] = QueueingSettings(
             strategy=cq.get("queueingStrategy"),
             namespace_selector=_selector(cq.get("namespaceSelector")),
             stop_policy=cq.get("stopPolicy"),
         )
-    flavors = [
-        ResourceFlavor(
-            f["name"],
-            f.get("nodeLabels") or {},
-            [Taint(t["key"], t.get("value", ""), t.get("effect", "")) for t in f.get("nodeTaints") or ()],
-            [_toleration(t) for t in f.get("tolerations") or ()],
-            f.get("topologyName"),
-        )
-        for f in case["resourceFlavors"]
-    ]
+    flavors = [flavor_of(f) for f in case["resourceFlavors"]]
     workloads = []
     statuses = {}
     for w in case["workloads"]:
@@ -322,12 +213,6 @@ def cluster_of(case: Case) -> ClusterState:
         workloads=workloads,
         statuses=statuses,
     )
-
-
-def _quotas_of(groups: list[Case], has_parent: bool) -> dict[Any, ResourceQuota]:
-    from kueue_preempt.flavors import quotas_of_groups
-
-    return quotas_of_groups(_groups(groups, has_parent))
 
 
 # ----------------------------------------------------------------------------- outputs

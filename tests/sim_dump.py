@@ -23,6 +23,7 @@ def _cq(name: str) -> dict[str, Any]:
         "metadata": {"name": name},
         "spec": {
             "cohortName": "all",
+            "namespaceSelector": {},  # a missing selector admits nothing (SC-NOM-1)
             "resourceGroups": [
                 {"coveredResources": ["cpu"], "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominalQuota": "4"}]}]}
             ],

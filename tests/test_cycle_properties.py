@@ -25,7 +25,7 @@ from kueue_preempt.cycle import (
     run_cycles,
     schedule_cycle,
 )
-from kueue_preempt.config import FairSharingConfig, PreemptionConfig, RequeuingTimestamp
+from kueue_preempt.config import FairSharingConfig
 from kueue_preempt.flavors import FlavorQuotas, PodSetSpec, ResourceFlavor, ResourceGroup
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -115,13 +115,8 @@ def clusters(draw: st.DrawFn) -> ClusterState:
 configs = st.sampled_from(
     [
         CycleConfig(),
-        CycleConfig(
-            preemption=PreemptionConfig(
-                fair_sharing=FairSharingConfig(),
-                priority_boost=False,
-                pods_ready_requeuing_timestamp=RequeuingTimestamp.EVICTION,
-            )
-        ),
+        CycleConfig.of(fair_sharing=FairSharingConfig()),
+        CycleConfig.of(feature_gates={"PrioritySortingWithinCohort": False, "PrioritizePreemptorWorkloads": True}),
     ]
 )
 

@@ -111,3 +111,14 @@ def test_simulate_with_a_runaway_booster_is_stopped_and_reported(files: Path, ca
     code, out, _ = _run(capsys, *args, "--max-instants", "3", "-o", "json")
     doc = json.loads(out)
     assert code == 1 and doc["truncated"] and doc["instants"] == 3
+
+
+def test_simulate_reads_kueues_configuration_file(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--config`` (Kueue's Configuration) as for ``cycle``: fairSharing from the file equals the flag."""
+    (files / "kueue.json").write_text(json.dumps(
+        {"apiVersion": "config.kueue.x-k8s.io/v1beta1", "kind": "Configuration", "fairSharing": {"enable": True}}
+    ))
+    base = ["simulate", str(files / "dump.json"), "--arrivals", str(files / "arr.jsonl"), "-o", "json"]
+    from_file = _run(capsys, *base, "--config", str(files / "kueue.json"))
+    from_flag = _run(capsys, *base, "--fair-sharing")
+    assert from_file == from_flag and from_file[0] == 0

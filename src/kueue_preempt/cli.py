@@ -40,6 +40,8 @@ from datetime import datetime, timezone
 from typing import Any, NoReturn, Sequence
 
 from . import __version__
+from ._cli_gates import add_feature_gates_flag, feature_gates_of, note_ignored_boosts
+from ._cli_logging import add_logging_flags, cli_logging, level_for
 from ._time import parse_time
 from .config import FairSharingConfig, PreemptionConfig
 from .demo import demo_scenario
@@ -58,6 +60,7 @@ from .io import (
     to_assignment,
 )
 from .io._format import quantity_text, time_text
+from .io.kueue_config import KueueConfiguration, load_kueue_config
 from .io.dump import dump_from_objects, resolve_priorities
 from .sim.errors import ExtraUnavailable
 from .cli_sim import add_sim_parsers
@@ -111,7 +114,7 @@ def _demo(args: argparse.Namespace) -> tuple[int, str]:
     scenario = demo_scenario()
     snap = scenario.snapshot
     out = [scenario.description, ""]
-    p = priority_info(scenario.preemptor)
+    p = priority_info(scenario.preemptor, scenario.config)
     out.append(
         f"Incoming: {scenario.preemptor.key} (priority {p.effective}) into ClusterQueue "
         f"{scenario.cluster_queue} path {snap.path(snap.cluster_queue(scenario.cluster_queue))}"
@@ -127,7 +130,7 @@ def _demo(args: argparse.Namespace) -> tuple[int, str]:
         return EXIT_OK, _text(out)
     out.append(f"{len(targets)} target(s):")
     for t in targets:
-        info = priority_info(t.workload)
+        info = priority_info(t.workload, scenario.config)
         out.append(
             f"  - {t.workload.key:<24} cq={t.cluster_queue:<10} priority={info.effective:<5} reason={t.reason.value}"
         )
@@ -138,11 +141,20 @@ def _demo(args: argparse.Namespace) -> tuple[int, str]:
 # --------------------------------------------------------------------------- explain
 
 
-def _config(args: argparse.Namespace) -> PreemptionConfig:
-    fair = None
-    if args.fair_sharing or args.strategies is not None:
-        fair = FairSharingConfig(preemption_strategies=args.strategies or ())
-    return PreemptionConfig(fair_sharing=fair)
+def _kueue_config(args: argparse.Namespace) -> KueueConfiguration:
+    """``--config FILE`` (Kueue's own Configuration file), else Kueue's defaults (API-32)."""
+    return load_kueue_config(args.config) if args.config else KueueConfiguration.defaults()
+
+
+def _config(args: argparse.Namespace, kueue: KueueConfiguration) -> PreemptionConfig:
+    """The configuration file's settings; explicit flags (``--feature-gates``, fair sharing) win
+    over it, gate by gate (FG-5)."""
+    overrides: dict[str, Any] = {"feature_gates": feature_gates_of(args, base=kueue.feature_gate_set())}
+    if args.strategies is not None:
+        overrides["fair_sharing"] = FairSharingConfig(preemption_strategies=args.strategies)
+    elif args.fair_sharing and kueue.fair_sharing is None:
+        overrides["fair_sharing"] = FairSharingConfig()
+    return kueue.preemption_config(**overrides)
 
 
 def _incoming(path: str, dump: ClusterDump) -> LoadedWorkload:
@@ -160,24 +172,28 @@ def _incoming(path: str, dump: ClusterDump) -> LoadedWorkload:
 
 
 def _explain(args: argparse.Namespace) -> tuple[int, str]:
-    config = _config(args)
+    kueue = _kueue_config(args)
+    config = _config(args, kueue)
+    reclaim = config.feature_gates.reclaimable_pods
     now = args.now if args.now is not None else datetime.now(timezone.utc)
     cluster, dump = load_cluster_state(*args.dump)
     lw = _incoming(args.incoming, dump) if args.incoming else dump.pending_workload(args.workload)
+    note_ignored_boosts([w.workload for w in dump.workloads] + ([lw.workload] if args.incoming else []), config.feature_gates)
     via = ""
     if args.cluster_queue:
         cq = args.cluster_queue
     else:
         cq = dump.cluster_queue_for(lw)
         via = f"LocalQueue {lw.workload.namespace}/{lw.workload.local_queue}"
-    snapshot = dump.snapshot()
+    snapshot = dump.snapshot(reclaimable_pods=reclaim)
     if not snapshot.has_cluster_queue(cq):
         raise UnknownClusterQueue("--cluster-queue", "cluster_queue", cq)
+    pod_sets = lw.requested_pod_sets(reclaim)  # FAS-1a
     if args.assignment:
-        fa = load_assignment(args.assignment, lw.pod_sets)
+        fa = load_assignment(args.assignment, pod_sets)
         fa_source = f"from {args.assignment}"
     else:
-        fa = assign_flavors(lw.pod_sets, cq, snapshot, config)
+        fa = assign_flavors(pod_sets, cq, snapshot, config)
         fa_source = "simplified FA-1 (first flavor that fits, else first that preemption can free)"
     trace = DecisionTrace()
     targets: list[Target] = []
@@ -186,7 +202,7 @@ def _explain(args: argparse.Namespace) -> tuple[int, str]:
     if fa.mode is FlavorAssignmentMode.NO_FIT:
         outcome = "no-fit"
     else:
-        assignment = to_assignment(lw.pod_sets, fa)
+        assignment = to_assignment(pod_sets, fa)
         requests = {str(fr): quantity_text(v, fr.resource) for fr, v in sorted(assignment.requests.items())}
         preempt = sorted(str(fr) for fr in assignment.preempt)
         if not assignment.preempt:
@@ -464,12 +480,15 @@ def _podgroup_json(
 
 
 def _check(args: argparse.Namespace) -> tuple[int, str]:
+    kueue = _kueue_config(args)
     dump = load_dump(*args.dump)
-    snapshot = dump.snapshot()
+    gates = feature_gates_of(args, base=kueue.feature_gate_set())
+    note_ignored_boosts([w.workload for w in dump.workloads], gates)
+    snapshot = dump.snapshot(reclaimable_pods=gates.reclaimable_pods)
     if dump.nodes or dump.pods:
         dump.cluster()  # validates node references
     pending = []
-    warnings = dump.warnings()
+    warnings = [f"{kueue.source}: {w}" for w in kueue.warnings] + dump.warnings()
     for lw in dump.pending():
         try:
             cq: str | None = dump.cluster_queue_for(lw)
@@ -492,7 +511,7 @@ def _check(args: argparse.Namespace) -> tuple[int, str]:
             "skipped": dict(dump.skipped),
             "workloads": states,
             "pending": [
-                {"workload": lw.key, "clusterQueue": cq, "priority": priority_info(lw.workload).effective}
+                {"workload": lw.key, "clusterQueue": cq, "priority": priority_info(lw.workload, gates).effective}
                 for lw, cq in pending
             ],
             "tree": [_node_json(n) for root in _roots(snapshot) for n in snapshot.subtree(root)],
@@ -521,7 +540,7 @@ def _check(args: argparse.Namespace) -> tuple[int, str]:
         ]
         for lw, cq in pending:
             target = f"ClusterQueue {cq}" if cq else "no ClusterQueue found"
-            out.append(f"  pending {lw.key} -> {target}, priority {priority_info(lw.workload).effective}")
+            out.append(f"  pending {lw.key} -> {target}, priority {priority_info(lw.workload, gates).effective}")
     if nodes:
         out += ["", "Nodes (requests of running pods / allocatable):"]
         out += _table(
@@ -680,8 +699,19 @@ def _workload_key(value: str) -> str:
     return value
 
 
+_CONFIG_HELP = (
+    "Kueue's Configuration file (config.kueue.x-k8s.io v1beta1/v1beta2): fair sharing, admission fair "
+    "sharing, feature gates, waitForPodsReady; explicit flags override it (default: Kueue's defaults)"
+)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="Explain Kueue preemption decisions on cluster dumps.")
+    parser = _Parser(
+        prog=PROG,
+        description="Explain Kueue preemption decisions on cluster dumps.",
+        epilog="Defaults are Kueue's own (feature gates and configuration at the reference commit). "
+        "Options given on the command line override the same settings read from a --config file.",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -700,12 +730,14 @@ def _parser() -> argparse.ArgumentParser:
     which.add_argument("--incoming", metavar="FILE", help="a Workload manifest that is not in the dump")
     explain.add_argument("--cluster-queue", metavar="NAME", help="the ClusterQueue (default: from the LocalQueue)")
     explain.add_argument("--assignment", metavar="FILE", help="explicit flavor assignment (default: simplified FA-1)")
-    explain.add_argument("--fair-sharing", action="store_true", help="use fair-sharing preemption")
+    explain.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
+    explain.add_argument("--fair-sharing", action="store_true", help="use fair-sharing preemption (overrides --config)")
     explain.add_argument(
         "--strategies",
         type=_strategies,
         metavar="S1[,S2]",
-        help="fair-sharing strategies (implies --fair-sharing): LessThanOrEqualToFinalShare, LessThanInitialShare",
+        help="fair-sharing strategies (implies --fair-sharing; overrides --config): "
+        "LessThanOrEqualToFinalShare, LessThanInitialShare",
     )
     explain.add_argument("--now", type=_rfc3339, metavar="RFC3339", help="the decision time (default: now)")
     explain.add_argument("--output", "-o", choices=("table", "json"), default="table")
@@ -739,11 +771,15 @@ def _parser() -> argparse.ArgumentParser:
         description="Validate a dump: counts per kind, skipped kinds, the quota tree, pending workloads, warnings.",
     )
     check.add_argument("dump", nargs="+", metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
+    check.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
     check.add_argument("--output", "-o", choices=("table", "json"), default="table")
     check.set_defaults(func=_check)
+    for command in (explain, check):
+        add_feature_gates_flag(command)
 
-    add_cycle_parser(sub, _rfc3339, _strategies)
-    add_sim_parsers(sub, _strategies)
+    add_cycle_parser(sub, _rfc3339, _strategies, lambda args: _config(args, _kueue_config(args)), _CONFIG_HELP)
+    add_sim_parsers(sub, _strategies, lambda args: _config(args, _kueue_config(args)), _CONFIG_HELP)
+    add_logging_flags(parser, sub.choices.values())
     return parser
 
 
@@ -777,7 +813,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version
         return int(exc.code) if isinstance(exc.code, int) else EXIT_OK
     try:
-        result: tuple[int, str] = args.func(args)
+        with cli_logging(level_for(args), PROG):
+            result: tuple[int, str] = args.func(args)
         code, text = result
     except (YamlUnavailable, ExtraUnavailable) as exc:
         _fail(str(exc))

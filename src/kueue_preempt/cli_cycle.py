@@ -12,10 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
-from .config import FairSharingConfig, PreemptionConfig, RequeuingTimestamp
-from .cycle import ClusterState, CycleConfig, CycleResult, CycleRun, HeadResult, Outcome, queue_of, run_cycles
+from ._cli_gates import add_feature_gates_flag
+from .config import PreemptionConfig
+from .cycle import ClusterState, CycleConfig, CycleResult, CycleRun, HeadResult, Outcome, run_cycles
 from .io.cycle_state import load_cluster_state
 from .io._format import quantity_text
 from .model import PodSetUsage
@@ -31,16 +32,9 @@ RELEASE_NOTE = "Between cycles the victims of a cycle are released at once (term
 
 
 def _config(args: argparse.Namespace) -> CycleConfig:
-    fair = None
-    if args.fair_sharing or args.strategies:
-        fair = FairSharingConfig(preemption_strategies=args.strategies or ())
-    return CycleConfig(
-        preemption=PreemptionConfig(
-            fair_sharing=fair,
-            priority_boost=False,
-            pods_ready_requeuing_timestamp=RequeuingTimestamp.EVICTION,
-        )
-    )
+    """``--config`` (Kueue's Configuration file) with the explicit flags over it (FG-5)."""
+    config_of: Callable[[argparse.Namespace], PreemptionConfig] = args.config_of
+    return CycleConfig(config_of(args))
 
 
 def _admission_text(pod_sets: tuple[PodSetUsage, ...]) -> str:
@@ -117,8 +111,18 @@ def _waiting(cluster: ClusterState, run: CycleRun) -> list[tuple[str, str, str]]
     return sorted(rows)
 
 
-def _unqueued(cluster: ClusterState) -> list[str]:
-    return sorted(w.key for w in cluster.workloads if not w.cluster_queue and queue_of(cluster, w) is None)
+def _unqueued(cluster: ClusterState, run: CycleRun) -> list[str]:
+    """Active, unfinished workloads holding no quota that are in no queue (SC-ST-1)."""
+    queued = {k for q in run.queues.queues.values() for k in q.active | q.inadmissible}
+    out = []
+    for w in cluster.workloads:
+        finished = w.condition("Finished")
+        if w.cluster_queue or w.key in queued or not cluster.status(w.key).active:
+            continue
+        if finished is not None and finished.is_true:
+            continue
+        out.append(w.key)
+    return sorted(out)
 
 
 def cycle_command(args: argparse.Namespace) -> tuple[int, str]:
@@ -131,7 +135,7 @@ def cycle_command(args: argparse.Namespace) -> tuple[int, str]:
         for r in c.results:
             last[r.key] = r
     waiting = _waiting(run.cluster, run)
-    unqueued = _unqueued(cluster)
+    unqueued = _unqueued(run.cluster, run)
     if args.output == "json":
         doc = {
             "assumption": ASSUMPTION,
@@ -229,8 +233,11 @@ def _roots(cluster: ClusterState) -> dict[str, str]:
     return out
 
 
-def add_cycle_parser(sub: Any, rfc3339: Any, strategies: Any) -> None:
-    """Register ``cycle`` on the CLI's subparsers (``rfc3339``/``strategies``: the CLI's argument types)."""
+def add_cycle_parser(
+    sub: Any, rfc3339: Any, strategies: Any, config_of: Callable[[argparse.Namespace], PreemptionConfig], config_help: str
+) -> None:
+    """Register ``cycle`` on the CLI's subparsers: ``rfc3339``/``strategies`` are the CLI's
+    argument types, ``config_of`` builds the configuration from ``--config`` and the flags."""
     p = sub.add_parser(
         "cycle",
         help="what Kueue's next scheduling cycle does with every pending workload",
@@ -242,11 +249,15 @@ def add_cycle_parser(sub: Any, rfc3339: Any, strategies: Any) -> None:
     runs = p.add_mutually_exclusive_group()
     runs.add_argument("--cycles", type=_positive, default=1, metavar="N", help="run N cycles (victims released between them)")
     runs.add_argument("--until-stable", action="store_true", help="run cycles until nothing changes (cap: 10 x pending + 10)")
-    p.add_argument("--fair-sharing", action="store_true", help="Kueue configured with fairSharing")
-    p.add_argument("--strategies", type=strategies, metavar="S1[,S2]", help="fair-sharing strategies (implies --fair-sharing)")
+    p.add_argument("--config", metavar="FILE", help=config_help)
+    p.add_argument("--fair-sharing", action="store_true", help="Kueue configured with fairSharing (overrides --config)")
+    p.add_argument(
+        "--strategies", type=strategies, metavar="S1[,S2]", help="fair-sharing strategies (implies --fair-sharing; overrides --config)"
+    )
     p.add_argument("--now", type=rfc3339, metavar="RFC3339", help="the cycle time (default: now)")
     p.add_argument("--output", "-o", choices=("table", "json"), default="table")
-    p.set_defaults(func=cycle_command)
+    add_feature_gates_flag(p)
+    p.set_defaults(func=cycle_command, config_of=config_of)
 
 
 def _positive(value: str) -> int:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 
-from .config import FairSharingConfig, PreemptionConfig, RequeuingTimestamp
+from ._cli_gates import add_feature_gates_flag
+from .config import PreemptionConfig
 from .cycle import CycleConfig
 from .io.cycle_state import load_cluster_state
 from .sim.arrivals import ArrivalsFile, write_arrivals
@@ -37,14 +38,9 @@ EXIT_LIVELOCK = 1
 
 
 def _cycle_config(args: argparse.Namespace) -> CycleConfig:
-    fair = None
-    if args.fair_sharing or args.strategies:
-        fair = FairSharingConfig(preemption_strategies=args.strategies or ())
-    return CycleConfig(
-        preemption=PreemptionConfig(
-            fair_sharing=fair, priority_boost=False, pods_ready_requeuing_timestamp=RequeuingTimestamp.EVICTION
-        )
-    )
+    """``--config`` (Kueue's Configuration file) with the flags over it, as for ``cycle``."""
+    config_of: Callable[[argparse.Namespace], PreemptionConfig] = args.config_of
+    return CycleConfig(config_of(args))
 
 
 def _policy(args: argparse.Namespace) -> PolicySettings:
@@ -165,8 +161,13 @@ def _count_large(value: str) -> int:
     return out
 
 
-def _common(p: argparse.ArgumentParser, strategies: Any) -> None:
+def _common(
+    p: argparse.ArgumentParser, strategies: Any, config_of: Callable[[argparse.Namespace], PreemptionConfig], config_help: str
+) -> None:
     p.add_argument("dump", nargs="+", metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
+    p.add_argument("--config", metavar="FILE", help=config_help)
+    add_feature_gates_flag(p)
+    p.set_defaults(config_of=config_of)
     p.add_argument("--until", type=_seconds, metavar="SECONDS", help="stop after this time (default: when nothing is left)")
     p.add_argument(
         "--requeue-delay", type=_seconds, default=1.0, metavar="SECONDS",
@@ -177,15 +178,20 @@ def _common(p: argparse.ArgumentParser, strategies: Any) -> None:
         help="stop a run that never settles after N instants (default 1000000)",
     )
     p.add_argument("--termination-time", type=_seconds, default=0.0, metavar="SECONDS", help="eviction to release (default 0)")
-    p.add_argument("--fair-sharing", action="store_true", help="Kueue configured with fairSharing")
-    p.add_argument("--strategies", type=strategies, metavar="S1[,S2]", help="fair-sharing strategies (implies --fair-sharing)")
+    p.add_argument("--fair-sharing", action="store_true", help="Kueue configured with fairSharing (overrides --config)")
+    p.add_argument(
+        "--strategies", type=strategies, metavar="S1[,S2]", help="fair-sharing strategies (implies --fair-sharing; overrides --config)"
+    )
     p.add_argument("--boost", action="store_true", help="run the preemption-count booster (BOOST-12, defaults)")
     p.add_argument("--cost-base", type=int, metavar="N", help="run the preemption-cost controller (COST-6) with this base")
     p.add_argument("--output", "-o", choices=("table", "json"), default="table")
 
 
-def add_sim_parsers(sub: Any, strategies: Any) -> None:
-    """Register ``simulate`` and ``sweep`` on the CLI's subparsers."""
+def add_sim_parsers(
+    sub: Any, strategies: Any, config_of: Callable[[argparse.Namespace], PreemptionConfig], config_help: str
+) -> None:
+    """Register ``simulate`` and ``sweep`` on the CLI's subparsers (``config_of`` builds the
+    configuration from ``--config``, ``--feature-gates`` and the fair-sharing flags)."""
     sim = sub.add_parser(
         "simulate",
         help="replay arrivals over time with Kueue's scheduling cycle",
@@ -193,7 +199,7 @@ def add_sim_parsers(sub: Any, strategies: Any) -> None:
         "changes at each instant, completions, preemptions, requeues (SC-T-*, SC-SIM-13). Prints the "
         "summary: waits p50/p90/p99, preemptions, cycles, utilization. Exit 1 if a livelock was reported.",
     )
-    _common(sim, strategies)
+    _common(sim, strategies, config_of, config_help)
     sim.add_argument("--arrivals", required=True, metavar="FILE", help="arrivals (JSONL, or CSV by extension); with --generate, written")
     sim.add_argument("--generate", metavar="SPEC", help="generate the arrivals from a JSON generator spec into --arrivals")
     sim.add_argument("--seed", type=int, metavar="N", help="override the generator spec's seed")
@@ -209,7 +215,7 @@ def add_sim_parsers(sub: Any, strategies: Any) -> None:
         description="Run every combination of --vary values (docs/simulation.md has the path grammar) and "
         "print a comparison table. Local worker processes by default, or a Dask cluster ([dask] extra).",
     )
-    _common(sweep, strategies)
+    _common(sweep, strategies, config_of, config_help)
     sweep.add_argument("--arrivals", required=True, metavar="FILE", help="arrivals (JSONL, or CSV by extension)")
     sweep.add_argument("--vary", action="append", required=True, metavar="PATH=V1,V2", help="repeatable")
     sweep.add_argument("--metric", action="append", metavar="NAME", help="table columns (default: whole-cluster figures)")

@@ -15,13 +15,15 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import attrs
 
+from ._checks import model_int, model_iterable, model_str_map
+
 if TYPE_CHECKING:  # flavors imports model; the converters below import it lazily
     from .flavors import FlavorFungibility, PodSetSpec, ResourceGroup
 
 from ._frozen import FrozenMap, frozen_map, intern, interned_map
 from ._time import to_optional_time
 from .errors import InvalidModel
-from .quantity import amount_add
+from .quantity import amount_add, amount_input
 
 __all__ = [
     "FlavorResource",
@@ -75,24 +77,32 @@ class FlavorResource:
         return f"{self.flavor}/{self.resource}"
 
 
-def _non_negative() -> _Validator:
-    def check(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
-        if value is not None and value < 0:
-            raise InvalidModel("ResourceQuota", attr.name, f"must be >= 0, got {value}")
+# ResourceQuota does not know its resource (the FlavorResource is the key in ``quotas``), so a
+# quantity string cannot be converted here and is refused (Q-1 input rule, ``amount_input``).
+def _nominal(value: int) -> int:
+    return amount_input(value, None, obj="ResourceQuota", field="nominal", side="quota")
 
-    return check
+
+def _borrowing_limit(value: int | None) -> int | None:
+    return None if value is None else amount_input(value, None, obj="ResourceQuota", field="borrowing_limit", side="quota")
+
+
+def _lending_limit(value: int | None) -> int | None:
+    return None if value is None else amount_input(value, None, obj="ResourceQuota", field="lending_limit", side="quota")
 
 
 @attrs.frozen
 class ResourceQuota:
     """Quota of one node for one FlavorResource (DM-3). Amounts are integers (Q-1).
 
-    ``None`` limits mean "no borrowing limit" / "lend everything" (Q-3).
+    ``None`` limits mean "no borrowing limit" / "lend everything" (Q-3). Values are amounts
+    (milli-units for ``cpu``); a quantity string is refused because the resource is not known
+    here — convert it with :func:`~kueue_preempt.quota_amount` first.
     """
 
-    nominal: int = attrs.field(default=0, validator=_non_negative())
-    borrowing_limit: int | None = attrs.field(default=None, validator=_non_negative())
-    lending_limit: int | None = attrs.field(default=None, validator=_non_negative())
+    nominal: int = attrs.field(default=0, converter=_nominal)
+    borrowing_limit: int | None = attrs.field(default=None, converter=_borrowing_limit)
+    lending_limit: int | None = attrs.field(default=None, converter=_lending_limit)
 
 
 class PreemptionPolicy(str, enum.Enum):
@@ -159,7 +169,20 @@ class BorrowWithinCohort:
         converter=_bwc_policy,
         validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY),
     )
-    max_priority_threshold: int | None = None
+    max_priority_threshold: int | None = attrs.field(default=None)
+
+    @max_priority_threshold.validator
+    def _check_threshold(self, attribute: attrs.Attribute[int | None], value: int | None) -> None:
+        if value is not None:
+            model_int(value, "BorrowWithinCohort", "max_priority_threshold", minimum=INT32_MIN, maximum=INT32_MAX)
+
+
+def _bwc(value: BorrowWithinCohort | None) -> BorrowWithinCohort | None:
+    if value is not None and not isinstance(value, BorrowWithinCohort):
+        raise InvalidModel(
+            "ClusterQueuePreemption", "borrow_within_cohort", f"expected BorrowWithinCohort or None, got {type(value).__name__}"
+        )
+    return value
 
 
 @attrs.frozen
@@ -180,7 +203,7 @@ class ClusterQueuePreemption:
         converter=_reclaim_policy,
         validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.ANY),
     )
-    borrow_within_cohort: BorrowWithinCohort | None = None
+    borrow_within_cohort: BorrowWithinCohort | None = attrs.field(default=None, converter=_bwc)
 
     def __attrs_post_init__(self) -> None:
         bwc = self.borrow_within_cohort
@@ -196,19 +219,32 @@ class ClusterQueuePreemption:
             )
 
 
-def _weight(value: float | int | str | Decimal) -> float:
+def _weight(value: float | int | str | Decimal, obj: str) -> float:
     if isinstance(value, str):
         from .quantity import parse_quantity
 
-        value = float(parse_quantity(value, where="fairSharing.weight"))
-    weight = float(value)
+        value = float(parse_quantity(value, where=f"{obj}.fair_weight (fairSharing.weight)"))
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        raise InvalidModel(obj, "fair_weight", f"expected a number or quantity string, got {type(value).__name__}")
+    # float() of a huge int overflows; such a weight is absurd input, refused by FS-W-2 anyway.
+    weight = float(value) if not isinstance(value, int) or abs(value) < 2**1000 else float("inf")
     # FS-W-2: weight >= 0 and a positive weight must exceed 1e-9.
     if not weight >= 0 or (0 < weight <= 1e-9) or weight == float("inf"):
-        raise InvalidModel("fairSharing", "weight", f"must be 0 or > 1e-9 and finite, got {value!r}")
+        raise InvalidModel(obj, "fair_weight", f"fairSharing.weight must be 0 or > 1e-9 and finite, got {value!r:.40}")
     return weight
 
 
+def _cq_weight(value: float | int | str | Decimal) -> float:
+    return _weight(value, "ClusterQueue")
+
+
+def _cohort_weight(value: float | int | str | Decimal) -> float:
+    return _weight(value, "Cohort")
+
+
 def _quotas(value: Mapping[FlavorResource, ResourceQuota]) -> FrozenMap[FlavorResource, ResourceQuota]:
+    if not isinstance(value, Mapping):
+        raise InvalidModel("quotas", "quotas", f"expected a mapping of FlavorResource to ResourceQuota, got {type(value).__name__}")
     for fr, q in value.items():
         if not isinstance(fr, FlavorResource) or not isinstance(q, ResourceQuota):
             raise InvalidModel("quotas", str(fr), "keys must be FlavorResource and values ResourceQuota")
@@ -218,11 +254,7 @@ def _quotas(value: Mapping[FlavorResource, ResourceQuota]) -> FrozenMap[FlavorRe
 def _resource_groups(value: Iterable[ResourceGroup]) -> tuple[ResourceGroup, ...]:
     from .flavors import ResourceGroup
 
-    out = tuple(value)
-    for g in out:
-        if not isinstance(g, ResourceGroup):
-            raise InvalidModel("ClusterQueue", "resource_groups", f"{g!r} is not a ResourceGroup")
-    return out
+    return model_iterable(value, ResourceGroup, "ClusterQueue", "resource_groups")
 
 
 def _default_fungibility() -> FlavorFungibility:
@@ -237,7 +269,9 @@ def _fungibility(value: FlavorFungibility | None) -> FlavorFungibility:
     if value is None:
         return FlavorFungibility()  # absent stanza = Kueue's defaults (FAS-8)
     if not isinstance(value, FlavorFungibility):
-        raise InvalidModel("ClusterQueue", "flavor_fungibility", f"{value!r} is not a FlavorFungibility")
+        raise InvalidModel(
+            "ClusterQueue", "flavor_fungibility", f"expected FlavorFungibility, got {type(value).__name__}"
+        )
     return value
 
 
@@ -254,7 +288,7 @@ class ClusterQueue:
     cohort: str | None = None
     quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_quotas)
     preemption: ClusterQueuePreemption = attrs.field(factory=ClusterQueuePreemption)
-    fair_weight: float = attrs.field(default=1.0, converter=_weight)
+    fair_weight: float = attrs.field(default=1.0, converter=_cq_weight)
     admission_scope_usage_based: bool = False
     resource_groups: tuple[ResourceGroup, ...] = attrs.field(default=(), converter=_resource_groups)
     flavor_fungibility: FlavorFungibility = attrs.field(factory=_default_fungibility, converter=_fungibility)
@@ -293,7 +327,7 @@ class Cohort:
     name: str
     parent: str | None = None
     quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_quotas)
-    fair_weight: float = attrs.field(default=1.0, converter=_weight)
+    fair_weight: float = attrs.field(default=1.0, converter=_cohort_weight)
 
     def __attrs_post_init__(self) -> None:
         if not self.name:
@@ -306,6 +340,10 @@ class Cohort:
                     )
 
 
+def _condition_time(value: datetime | str | None) -> datetime | None:
+    return to_optional_time(value, obj="Condition", field="last_transition_time")
+
+
 @attrs.frozen
 class Condition:
     """A workload status condition: read for the queue-order timestamp (POL-5) and written by
@@ -314,7 +352,7 @@ class Condition:
     type: str
     status: str = "True"
     reason: str = ""
-    last_transition_time: datetime | None = attrs.field(default=None, converter=to_optional_time)
+    last_transition_time: datetime | None = attrs.field(default=None, converter=_condition_time)
     message: str = ""
     """Read when a later write quotes it (``Previously: ...``, SC-AD-2)."""
     observed_generation: int = 0
@@ -326,8 +364,10 @@ class Condition:
 
 def _int32(obj: str) -> _Validator:
     def check(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
-        if value is not None and (isinstance(value, bool) or not INT32_MIN <= value <= INT32_MAX):
-            raise InvalidModel(obj, attr.name, f"{value!r} is not an int32")
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or not INT32_MIN <= value <= INT32_MAX
+        ):
+            raise InvalidModel(obj, attr.name, f"{value!r:.40} is not an int32")
 
     return check
 
@@ -342,8 +382,8 @@ class EvictionStat:
 
     @count.validator
     def _check_count(self, attribute: attrs.Attribute[int], value: int) -> None:
-        if isinstance(value, bool) or value < 0:
-            raise InvalidModel(f"EvictionStat {self.reason!r}", "count", f"must be a non-negative int, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InvalidModel(f"EvictionStat {self.reason!r}", "count", f"must be a non-negative int, got {value!r:.40}")
 
 
 class ClassPreemptionPolicy(str, enum.Enum):
@@ -403,16 +443,28 @@ def _class_ref(value: PriorityClassRef | str | None) -> PriorityClassRef | None:
     raise InvalidModel("Workload", "priority_class", f"{value!r} is not a PriorityClassRef or class name")
 
 
-def _str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
-    return frozen_map(value)
+def _annotations(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(model_str_map(value, "Workload", "annotations"))
 
 
-def _shared_str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
-    return interned_map(value)
+def _labels(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(model_str_map(value, "Workload", "labels"))
 
 
-def _shared_int_map(value: Mapping[str, int]) -> FrozenMap[str, int]:
-    return interned_map(value)
+def _flavors(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return interned_map(model_str_map(value, "PodSetUsage", "flavors"))
+
+
+def _usage_amounts(value: Mapping[str, int | str]) -> FrozenMap[str, int]:
+    # Q-1 input rule: a string is a quantity of that resource ("500m" cpu = 500), an int an amount.
+    if not isinstance(value, Mapping):
+        raise InvalidModel("PodSetUsage", "usage", f"expected a mapping of resource to quantity, got {type(value).__name__}")
+    out: dict[str, int] = {}
+    for resource, amount in value.items():
+        if not isinstance(resource, str) or not resource:
+            raise InvalidModel("PodSetUsage", "usage", f"resource names must be non-empty strings, got {resource!r}")
+        out[resource] = amount_input(amount, resource, obj="PodSetUsage", field=f"usage[{resource!r}]")
+    return interned_map(out)
 
 
 @attrs.frozen
@@ -424,9 +476,14 @@ class PodSetUsage:
     """
 
     name: str = "main"
-    count: int = 1
-    flavors: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_shared_str_map)
-    usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_shared_int_map)
+    count: int = attrs.field(default=1)
+    flavors: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_flavors)
+    usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_usage_amounts)
+    """Amounts per resource; a string value is parsed as a quantity of that resource (Q-1)."""
+
+    @count.validator
+    def _check_count(self, attribute: attrs.Attribute[int], value: int) -> None:
+        model_int(value, f"PodSetUsage {self.name!r}", "count", minimum=0)
 
 
 def _cost(value: Decimal | int | str | None) -> Decimal | None:
@@ -449,40 +506,61 @@ def _cost(value: Decimal | int | str | None) -> Decimal | None:
 
 
 def _pod_sets(value: Iterable[PodSetUsage]) -> tuple[PodSetUsage, ...]:
-    return intern(tuple(value))
+    return intern(model_iterable(value, PodSetUsage, "Workload", "pod_sets"))
 
 
 def _conditions(value: Iterable[Condition]) -> tuple[Condition, ...]:
-    return tuple(value)
+    return model_iterable(value, Condition, "Workload", "conditions")
 
 
 def _evictions(value: Iterable[EvictionStat]) -> tuple[EvictionStat, ...]:
-    return tuple(value)
+    return model_iterable(value, EvictionStat, "Workload", "evictions")
+
+
+def _creation_time(value: datetime | str | None) -> datetime | None:
+    return to_optional_time(value, obj="Workload", field="creation_time")
+
+
+def _quota_reserved_at(value: datetime | str | None) -> datetime | None:
+    return to_optional_time(value, obj="Workload", field="quota_reserved_at")
 
 
 def _spec_pod_sets(value: Iterable[PodSetSpec]) -> tuple[PodSetSpec, ...]:
+    if value == ():
+        return ()  # admitted workloads built for preemption: no import, no checks
     from .flavors import PodSetSpec
 
-    out = tuple(value)
+    out = model_iterable(value, PodSetSpec, "Workload", "spec_pod_sets")
     names = set()
     for ps in out:
-        if not isinstance(ps, PodSetSpec):
-            raise InvalidModel("Workload", "spec_pod_sets", f"{ps!r} is not a PodSetSpec")
         if ps.name in names:
             raise InvalidModel("Workload", "spec_pod_sets", f"duplicate pod set name {ps.name!r}")
         names.add(ps.name)
     return out
 
 
+_NO_RECLAIMABLE: FrozenMap[str, int] = FrozenMap()
+
+
 def _reclaimable(value: Mapping[str, int] | Iterable[tuple[str, int]]) -> FrozenMap[str, int]:
     # A list of (name, count) pairs is accepted as status.reclaimablePods is a list: for a
     # repeated name the last entry wins (FAS-1a).
-    items = value.items() if isinstance(value, Mapping) else value
+    if value is _NO_RECLAIMABLE:
+        return value
+    pairs: Iterable[Any]
+    if isinstance(value, Mapping):
+        pairs = value.items()
+    else:
+        pairs = model_iterable(value, object, "Workload", "reclaimable_pods")
     out: dict[str, int] = {}
-    for name, count in items:
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise InvalidModel("Workload", f"reclaimable_pods[{name}]", f"must be a non-negative int, got {count!r}")
-        out[name] = count
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise InvalidModel("Workload", f"reclaimable_pods[{i}]", f"expected a (name, count) pair, got {pair!r:.40}")
+        name, count = pair
+        if not isinstance(name, str) or not name:
+            raise InvalidModel("Workload", "reclaimable_pods", f"pod-set names must be non-empty strings, got {name!r:.40}")
+        # int32 like the pod set's count it is subtracted from.
+        out[name] = model_int(count, "Workload", f"reclaimable_pods[{name!r}]", minimum=0, maximum=INT32_MAX)
     return frozen_map(out)
 
 
@@ -504,10 +582,10 @@ class Workload:
     cluster_queue: str = ""
     local_queue: str = ""
     priority: int | None = attrs.field(default=None, validator=_int32("Workload"))
-    annotations: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
-    labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
-    creation_time: datetime | None = attrs.field(default=None, converter=to_optional_time)
-    quota_reserved_at: datetime | None = attrs.field(default=None, converter=to_optional_time)
+    annotations: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_annotations)
+    labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_labels)
+    creation_time: datetime | None = attrs.field(default=None, converter=_creation_time)
+    quota_reserved_at: datetime | None = attrs.field(default=None, converter=_quota_reserved_at)
     evicted: bool = False
     conditions: tuple[Condition, ...] = attrs.field(default=(), converter=_conditions)
     pod_sets: tuple[PodSetUsage, ...] = attrs.field(default=(), converter=_pod_sets)
@@ -521,19 +599,29 @@ class Workload:
     """``status.schedulingStats.evictions``, read by the reference boost/cost policies."""
     spec_pod_sets: tuple[PodSetSpec, ...] = attrs.field(default=(), converter=_spec_pod_sets)
     """``spec.podSets`` (per-pod requests, selectors, tolerations), read by the flavor assigner."""
-    reclaimable_pods: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_reclaimable)
-    """``status.reclaimablePods`` by pod-set name (FAS-1a)."""
+    reclaimable_pods: FrozenMap[str, int] = attrs.field(default=_NO_RECLAIMABLE, converter=_reclaimable)
+    """``status.reclaimablePods``: pod set name -> how many of its pods are reclaimable (DM-7,
+    FAS-1a). An admitted pod set's usage is scaled to ``count - min(reclaimable, count)`` pods;
+    a pending pod set's count is reduced the same way by the flavor assigner. Must be declared
+    before ``usage``, whose default reads it. The manifest loader derives it from
+    ``status.reclaimablePods`` and the spec counts (docs/manifests.md)."""
     usage: FrozenMap[FlavorResource, int] = attrs.field(init=False, eq=False, repr=False)
     used_flavor_resources: frozenset[FlavorResource] = attrs.field(init=False, eq=False, repr=False)
 
     @usage.default
     def _usage(self) -> FrozenMap[FlavorResource, int]:
         total: dict[FlavorResource, int] = {}
+        reclaimable = self.reclaimable_pods
         for ps in self.pod_sets:
+            n = ps.count
+            kept = n - min(reclaimable.get(ps.name, 0), n) if reclaimable else n
             for resource, amount in ps.usage.items():
                 flavor = ps.flavors.get(resource)
                 if flavor is None:
                     continue  # DM-7: resources without a flavor are not quota usage
+                if kept < n:  # DM-7/FAS-1a: per-pod amount (Go's truncating division) x kept pods
+                    per_pod = abs(amount) // n
+                    amount = (per_pod if amount >= 0 else -per_pod) * kept
                 fr = intern(FlavorResource(flavor, resource))
                 total[fr] = amount_add(total.get(fr, 0), amount)
         return interned_map(total)
@@ -572,19 +660,20 @@ class FlavorAssignmentMode(str, enum.Enum):
     NO_FIT = "NoFit"
 
 
-def _requests(value: Mapping[FlavorResource, int]) -> FrozenMap[FlavorResource, int]:
+def _requests(value: Mapping[FlavorResource, int | str]) -> FrozenMap[FlavorResource, int]:
+    if not isinstance(value, Mapping):
+        raise InvalidModel("Assignment", "requests", f"expected a mapping of FlavorResource to quantity, got {type(value).__name__}")
+    out: dict[FlavorResource, int] = {}
     for fr, v in value.items():
-        if not isinstance(fr, FlavorResource) or isinstance(v, bool) or not isinstance(v, int):
-            raise InvalidModel("Assignment", f"requests[{fr}]", "keys must be FlavorResource, values int amounts")
-    return frozen_map({intern(fr): v for fr, v in value.items()})
+        if not isinstance(fr, FlavorResource):
+            raise InvalidModel("Assignment", "requests", f"keys must be FlavorResource, got {type(fr).__name__}")
+        # Q-1 input rule: the key names the resource, so "500m" of cpu is the amount 500.
+        out[intern(fr)] = amount_input(v, fr.resource, obj="Assignment", field=f"requests[{fr}]")
+    return frozen_map(out)
 
 
 def _fr_set(value: Iterable[FlavorResource]) -> frozenset[FlavorResource]:
-    out = frozenset(intern(fr) for fr in value)
-    for fr in out:
-        if not isinstance(fr, FlavorResource):
-            raise InvalidModel("Assignment", "preempt", f"{fr!r} is not a FlavorResource")
-    return out
+    return frozenset(intern(fr) for fr in model_iterable(value, FlavorResource, "Assignment", "preempt"))
 
 
 @attrs.frozen

@@ -23,8 +23,8 @@ Inputs
   * ``counts``: per spec pod set, the counts of a partial-admission probe (``FAS-14``).
   * ``progress``: scan progress of an earlier cycle (``FAS-12``): a sequence indexed by *spec*
     index of ``{resource: tried_flavor_idx}``, e.g. ``previous.tried_flavor_idx()``.
-  * ``pinned``: flavor pins of a recomputation (``SC-PE-3``): indexed by spec index,
-    ``{resource: flavor}`` as nominated.
+  * ``pinned``: flavor pins of a recomputation (``FAS-5a`` case 1): pod-set name ->
+    ``{resource: flavor}`` as nominated, e.g. ``nominated.nomination_mapping()``.
 
 Output: :class:`FlavorAssignment` (``FAS-17``)
   * ``pod_sets``: :class:`PodSetAssignment` in processing order (may stop early, ``FAS-19``),
@@ -34,7 +34,8 @@ Output: :class:`FlavorAssignment` (``FAS-17``)
     (:class:`FlavorAttempt`, ``FAS-23``), ``spec_index``, and ``mode`` (``FAS-13a``);
   * ``borrowing``, ``usage`` (FlavorResource -> amount), ``no_fit_reason`` (``FAS-24``);
   * derived: ``mode`` (``FAS-13``), ``requires_borrowing``, ``message`` (``FAS-21a``),
-    ``tried_flavor_idx()`` (``FAS-12`` record), ``preempt_flavor_resources()``,
+    ``tried_flavor_idx()`` (``FAS-12`` record), ``nomination_mapping()`` (pins),
+    ``preempt_flavor_resources()``,
     ``to_assignment()`` (the :class:`~kueue_preempt.Assignment` for ``get_targets``, ``FA-3``).
 
 Around it: :func:`assign_with_targets` (``FAS-13``/``FAS-14``: assign, find targets, partial

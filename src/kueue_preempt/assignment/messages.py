@@ -108,7 +108,7 @@ def not_allowed_by_annotation(flavor: str) -> str:
 
 
 def not_in_nomination(flavor: str, resource: str) -> str:
-    """FAS-5a case 1 / SC-PE-3: a pinned scan skips flavors outside the nomination."""
+    """FAS-5a case 1: a pinned scan (flavor pins of a recomputation) skips other flavors."""
     return f"skipping flavor {flavor} as it is not found in the nomination mapping for resource {resource}"
 
 

@@ -9,12 +9,12 @@ FlavorResource; tests and what-if tools pass any callable with the same signatur
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import Iterable, Protocol
 
 import attrs
 
 from ..config import PreemptionConfig
-from ..model import Assignment, FlavorResource, Workload
+from ..model import Assignment, FlavorResource, Target, Workload
 from ..preemption import get_targets
 from ..quota import Snapshot
 from .modes import PreemptionPossibility
@@ -22,23 +22,34 @@ from .modes import PreemptionPossibility
 __all__ = ["OracleResult", "PreemptionOracle", "TargetsOracle"]
 
 
+def _targets(value: Iterable[Target]) -> tuple[Target, ...]:
+    return tuple(value)
+
+
 @attrs.frozen
 class OracleResult:
-    """What the oracle found for one FlavorResource: the possibility and the borrowing level."""
+    """What the oracle found for one FlavorResource: the possibility and the borrowing level.
+
+    ``targets`` are the workloads the simulation would evict (informative: Kueue's scheduler
+    asks :func:`~kueue_preempt.get_targets` again for the whole assignment, FAS-13).
+    """
 
     possibility: PreemptionPossibility = attrs.field(converter=PreemptionPossibility)
     borrowing_level: int = 0
+    targets: tuple[Target, ...] = attrs.field(default=(), converter=_targets)
 
 
 class PreemptionOracle(Protocol):
     """``oracle(workload, cluster_queue, fr, amount, snapshot) -> OracleResult`` (FA-6).
+
+    Arguments are positional: any function with these parameter types fits.
 
     ``amount`` is the cumulative request on ``fr`` (FAS-2). The oracle must leave
     ``snapshot`` as it found it.
     """
 
     def __call__(
-        self, workload: Workload, cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot
+        self, workload: Workload, cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot, /
     ) -> OracleResult: ...
 
 
@@ -68,4 +79,4 @@ class TargetsOracle:
                 snapshot.remove_workload(t.workload)
             level = snapshot.lowest_fitting_height(node, fr, amount)[0]
         own = any(t.cluster_queue == cluster_queue for t in targets)
-        return OracleResult(PreemptionPossibility.PREEMPT if own else PreemptionPossibility.RECLAIM, level)
+        return OracleResult(PreemptionPossibility.PREEMPT if own else PreemptionPossibility.RECLAIM, level, targets)

@@ -53,7 +53,7 @@ class ScanContext:
     fair_sharing: bool
     oracle: PreemptionOracle
     progress: Sequence[Mapping[str, int]] | None
-    pinned: Sequence[Mapping[str, str]] | None
+    pinned: Mapping[str, Mapping[str, str]] | None
     trace: DecisionTrace | None
     allowed: frozenset[str] | None = attrs.field(init=False)
     tas_only: bool = attrs.field(init=False)
@@ -158,10 +158,9 @@ def _skip_reason(
     ctx: ScanContext, members: Sequence[PodSetRequest], resource: str, flavor: str
 ) -> tuple[str, bool, str, str | None] | None:
     """FAS-5a: why ``flavor`` is skipped: (reason, records an attempt, rule, error) or None."""
-    if ctx.pinned is not None and not any(
-        m.index < len(ctx.pinned) and ctx.pinned[m.index].get(resource) == flavor for m in members
-    ):
-        return messages.not_in_nomination(flavor, resource), False, "SC-PE-3", None
+    pinned = ctx.pinned
+    if pinned is not None and not any(pinned.get(m.spec.name, {}).get(resource) == flavor for m in members):
+        return messages.not_in_nomination(flavor, resource), False, "FAS-5a", None
     if ctx.allowed is not None and flavor not in ctx.allowed:
         return messages.not_allowed_by_annotation(flavor), False, "FAS-20", None
     rf = ctx.flavors.get(flavor)
@@ -252,7 +251,7 @@ def scan(
         if fungible:
             if not should_try_next_flavor(j.rep, fungibility):
                 best, best_mode = j.assigned, j.rep
-                ctx.note(Verdict.TAKEN, "FAS-10", f"flavor {flavor} for {resource}: stop the scan and take it")
+                ctx.note(Verdict.INFO, "FAS-10", f"flavor {flavor} for {resource}: the scan stops here")
                 break
             if is_preferred(j.rep, best_mode, preference):
                 best, best_mode = j.assigned, j.rep
@@ -261,11 +260,14 @@ def scan(
             if pm > best_mode.preemption_mode or (best is None and pm is not PreemptionMode.NO_FIT):
                 best, best_mode = j.assigned, j.rep
             if pm is PreemptionMode.FIT:
-                ctx.note(Verdict.TAKEN, "FAS-11", f"flavor {flavor} for {resource}: fits, stop the scan")
+                ctx.note(Verdict.INFO, "FAS-11", f"flavor {flavor} for {resource}: fits, the scan stops here")
                 break
     if best is None:
         ctx.note(Verdict.NO_TARGETS, "FAS-10", f"no flavor for {resource}")
         return ScanResult({}, reasons, None, attempts)
+    if ctx.trace is not None:
+        chosen_flavor = next(iter(best.values())).flavor if best else "(none)"
+        ctx.note(Verdict.TAKEN, "FAS-10", f"flavor {chosen_flavor} for {resource}: chosen, mode {best_mode}")
     if fungible:
         idx = -1 if last == len(names) - 1 else last
     else:

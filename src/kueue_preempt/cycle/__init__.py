@@ -34,7 +34,7 @@ from .entry import Mode, Nomination, Outcome
 from .order import classic_entry_order
 from .queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
 from .run import CycleRun, run_cycles, stability_cap
-from .selectors import LabelRequirement, LabelSelector
+from .selectors import LabelSelectorRequirement, LabelSelector
 from .status import Event, RequeueReason
 from .step import CycleResult, HeadResult, initial_queue_state, queue_of, schedule_cycle, shape_hash
 from .transitions import delete_workloads, notify, queue_inadmissible, release_evicted
@@ -48,7 +48,7 @@ __all__ = [
     "CycleRun",
     "Event",
     "HeadResult",
-    "LabelRequirement",
+    "LabelSelectorRequirement",
     "LabelSelector",
     "LimitRange",
     "LocalQueue",

@@ -1,54 +1,50 @@
-"""Feature gates and switches that act on one scheduling cycle (SC-CFG-1, SC-SCOPE-2).
+"""What a scheduling cycle reads from Kueue's configuration (SC-CFG-1, SC-CFG-2, SC-SCOPE-2).
 
-Every gate of the spec's §2 is a field with Kueue's default at the reference commit, so a
-cycle built with ``CycleConfig()`` behaves like a freshly installed Kueue. The preemption
-side (fair sharing, strategies, AFS, boost, timestamps) lives in the embedded
-:class:`~kueue_preempt.config.PreemptionConfig`, which ``get_targets`` already reads.
+The gates of the spec's §2 are the project's :class:`~kueue_preempt.config.FeatureGates`
+(Kueue's names and defaults), held by the embedded
+:class:`~kueue_preempt.config.PreemptionConfig` that ``get_targets`` reads too — one source of
+truth for both. ``CycleConfig()`` is a freshly installed Kueue; the properties below are the
+gates the cycle reads, named as in the spec.
 """
 
 from __future__ import annotations
 
+from typing import Mapping
+
 import attrs
 
-from ..config import PreemptionConfig, RequeuingTimestamp
+from ..config import FairSharingConfig, FeatureGates, PreemptionConfig
 
 __all__ = ["CycleConfig"]
 
 
-def _kueue_preemption() -> PreemptionConfig:
-    # SC-CFG-2: the requeuing timestamp defaults to Eviction in the queue manager and the
-    # scheduler; PriorityBoost is off by default in Kueue (FG-1).
-    return PreemptionConfig(priority_boost=False, pods_ready_requeuing_timestamp=RequeuingTimestamp.EVICTION)
-
-
 @attrs.frozen
 class CycleConfig:
-    """Gates of SC-CFG-1 (Kueue's defaults) plus the preemption configuration.
+    """``preemption`` (fair sharing, strategies, AFS, requeuing timestamp and every feature gate)
+    plus the quota-check strategy of ``FAS-3`` (``ignore_undeclared_resources``; Kueue's default
+    is ``BlockUndeclared``).
 
     ``preemption.fair_sharing`` switches both the entry order (SC-FS-*) and the preemption
-    algorithm (SC-FS-6); ``preemption.priority_sorting_within_cohort`` is the gate
-    ``PrioritySortingWithinCohort`` and is read from there (it also changes QOT, POL-5(c)).
+    algorithm (SC-FS-6).
     """
 
-    preemption: PreemptionConfig = attrs.field(factory=_kueue_preemption)
-    fair_sharing_prioritize_non_borrowing: bool = True
-    """``FairSharingPrioritizeNonBorrowing`` (SC-FS-4 criterion 2)."""
-    prioritize_preemptor_workloads: bool = False
-    """``PrioritizePreemptorWorkloads`` (SC-ORD-1 criterion 2, SC-FS-4 criterion 1, SC-PE-2)."""
-    recompute_on_targets_overlap: bool = True
-    """``RecomputeAssignmentUponPreemptionTargetsOverlap`` (SC-PE-3)."""
-    preserve_scan_progress: bool = True
-    """``FlavorFungibilityPreserveScanProgress`` (SC-FR-3, SC-FR-5)."""
-    scheduling_equivalence_hashing: bool = True
-    """``SchedulingEquivalenceHashing`` (SC-RQ-8)."""
-    partial_admission: bool = True
-    """``PartialAdmission`` (SC-NOM-2, FAS-14)."""
-    flavor_fungibility: bool = True
-    """``FlavorFungibility`` (FAS-10, SC-FR-2)."""
-    unadmitted_workloads_observability: bool = True
-    """``UnadmittedWorkloadsObservability`` (SC-MSG-1, SC-MSG-3); changes no decision."""
+    preemption: PreemptionConfig = attrs.field(factory=PreemptionConfig)
     ignore_undeclared_resources: bool = False
-    """Quota-check strategy ``IgnoreUndeclared`` (FAS-3); the default is ``BlockUndeclared``."""
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        fair_sharing: FairSharingConfig | None = None,
+        feature_gates: FeatureGates | Mapping[str, bool] | None = None,
+        ignore_undeclared_resources: bool = False,
+    ) -> CycleConfig:
+        """Build from the pieces a Kueue Configuration has: ``fairSharing`` and gates by Kueue name."""
+        return cls(PreemptionConfig(fair_sharing=fair_sharing, feature_gates=feature_gates), ignore_undeclared_resources)
+
+    @property
+    def gates(self) -> FeatureGates:
+        return self.preemption.feature_gates
 
     @property
     def fair_sharing(self) -> bool:
@@ -56,4 +52,45 @@ class CycleConfig:
 
     @property
     def priority_sorting_within_cohort(self) -> bool:
-        return self.preemption.priority_sorting_within_cohort
+        """``PrioritySortingWithinCohort`` (SC-ORD-1 criterion 4, SC-FS-4 criterion 4)."""
+        return self.gates.priority_sorting_within_cohort
+
+    @property
+    def fair_sharing_prioritize_non_borrowing(self) -> bool:
+        """``FairSharingPrioritizeNonBorrowing`` (SC-FS-4 criterion 2)."""
+        return self.gates.fair_sharing_prioritize_non_borrowing
+
+    @property
+    def prioritize_preemptor_workloads(self) -> bool:
+        """``PrioritizePreemptorWorkloads`` (SC-ORD-1 criterion 2, SC-FS-4 criterion 1, SC-PE-2)."""
+        return self.gates.prioritize_preemptor_workloads
+
+    @property
+    def recompute_on_targets_overlap(self) -> bool:
+        """``RecomputeAssignmentUponPreemptionTargetsOverlap`` (SC-PE-3)."""
+        return self.gates.recompute_assignment_upon_preemption_targets_overlap
+
+    @property
+    def preserve_scan_progress(self) -> bool:
+        """``FlavorFungibilityPreserveScanProgress`` (SC-FR-3, SC-FR-5)."""
+        return self.gates.flavor_fungibility_preserve_scan_progress
+
+    @property
+    def scheduling_equivalence_hashing(self) -> bool:
+        """``SchedulingEquivalenceHashing`` (SC-RQ-8)."""
+        return self.gates.scheduling_equivalence_hashing
+
+    @property
+    def partial_admission(self) -> bool:
+        """``PartialAdmission`` (SC-NOM-2, FAS-14)."""
+        return self.gates.partial_admission
+
+    @property
+    def flavor_fungibility(self) -> bool:
+        """``FlavorFungibility`` (FAS-10, SC-FR-2)."""
+        return self.gates.flavor_fungibility
+
+    @property
+    def unadmitted_workloads_observability(self) -> bool:
+        """``UnadmittedWorkloadsObservability`` (SC-MSG-1, SC-MSG-3); changes no decision."""
+        return self.gates.unadmitted_workloads_observability

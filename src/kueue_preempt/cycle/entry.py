@@ -47,7 +47,7 @@ def _usage(value: Mapping[FlavorResource, int]) -> FrozenMap[FlavorResource, int
     return frozen_map(value)
 
 
-def _pins(value: Mapping[tuple[int, str], str]) -> FrozenMap[tuple[int, str], str]:
+def _pins(value: Mapping[tuple[str, str], str]) -> FrozenMap[tuple[str, str], str]:
     return frozen_map(value)
 
 
@@ -64,7 +64,7 @@ class Nomination:
     """An entry's assignment and targets (SC-NOM-2).
 
     ``usage`` is ``U(A)`` (SC-CY-4); ``pod_sets`` the admission it would write (SC-AD-1);
-    ``pins`` the nomination mapping (pod-set index, resource) -> flavor a recomputation is
+    ``pins`` the nomination mapping (pod-set name, resource) -> flavor a recomputation is
     held to (SC-PE-3a); ``flavors_considered`` the ``<F>`` text of SC-EVT-1.
     """
 
@@ -76,7 +76,7 @@ class Nomination:
     no_fit_reason: str = ""
     pod_sets: tuple[PodSetUsage, ...] = attrs.field(default=(), converter=_pod_sets)
     progress: ScanProgress | None = None
-    pins: FrozenMap[tuple[int, str], str] = attrs.field(factory=FrozenMap, converter=_pins)
+    pins: FrozenMap[tuple[str, str], str] = attrs.field(factory=FrozenMap, converter=_pins)
     flavors_considered: str = ""
 
 

@@ -31,11 +31,18 @@ _MODES = {
 
 
 def _gates(config: CycleConfig) -> AssignmentGates:
+    """The assigner's gates (FAS-16), read from the one set of feature gates."""
+    g = config.gates
     return AssignmentGates(
-        flavor_fungibility=config.flavor_fungibility,
-        preserve_scan_progress=config.preserve_scan_progress,
-        partial_admission=config.partial_admission,
-        unadmitted_workloads_observability=config.unadmitted_workloads_observability,
+        flavor_fungibility=g.flavor_fungibility,
+        preserve_scan_progress=g.flavor_fungibility_preserve_scan_progress,
+        partial_admission=g.partial_admission,
+        reclaimable_pods=g.reclaimable_pods,
+        unadmitted_workloads_observability=g.unadmitted_workloads_observability,
+        vectorized_resource_requests=g.vectorized_resource_requests,
+        quota_check_strategy=g.quota_check_strategy,
+        concurrent_admission=g.concurrent_admission,
+        topology_aware_scheduling=g.topology_aware_scheduling,
     )
 
 
@@ -51,13 +58,13 @@ def _progress_arg(progress: ScanProgress | None) -> list[dict[str, int]] | None:
     return out
 
 
-def _pins_arg(pins: Mapping[tuple[int, str], str] | None, n: int) -> list[dict[str, str]] | None:
+def _pins_arg(pins: Mapping[tuple[str, str], str] | None) -> dict[str, dict[str, str]] | None:
+    """The nomination mapping as the assigner takes it: pod-set name -> {resource: flavor}."""
     if pins is None:
         return None
-    out: list[dict[str, str]] = [{} for _ in range(n)]
-    for (i, r), f in pins.items():
-        if i < n:
-            out[i][r] = f
+    out: dict[str, dict[str, str]] = {}
+    for (name, r), f in pins.items():
+        out.setdefault(name, {})[r] = f
     return out
 
 
@@ -93,7 +100,7 @@ def flavors_considered(a: FlavorAssignment) -> str:
 
 def _nomination(a: FlavorAssignment, targets: Sequence[Target]) -> Nomination:
     tried: dict[tuple[int, str], int] = {(i, r): f.tried_flavor_idx for i, ps in enumerate(a.pod_sets) for r, f in ps.flavors.items()}
-    pins = {(ps.spec_index, r): f.flavor for ps in a.pod_sets for r, f in ps.flavors.items()}
+    pins = {(ps.name, r): f.flavor for ps in a.pod_sets for r, f in ps.flavors.items()}
     return Nomination(
         mode=_MODES[a.mode],
         borrowing=a.borrowing,
@@ -117,7 +124,7 @@ def nominate(
     now: datetime,
     *,
     progress: ScanProgress | None = None,
-    pins: Mapping[tuple[int, str], str] | None = None,
+    pins: Mapping[tuple[str, str], str] | None = None,
 ) -> Nomination:
     """SC-NOM-2: assign (resuming from ``progress``), find targets for ``Preempt``, and fall
     back to partial admission (FAS-14) when neither fits. ``snapshot`` is left unchanged.
@@ -128,7 +135,7 @@ def nominate(
     gates = _gates(config)
     quota_check = QuotaCheckStrategy.IGNORE_UNDECLARED if config.ignore_undeclared_resources else QuotaCheckStrategy.BLOCK_UNDECLARED
     prog = _progress_arg(progress) if config.flavor_fungibility else None
-    pinned = _pins_arg(pins, len(workload.spec_pod_sets))
+    pinned = _pins_arg(pins)
 
     def run(counts: Sequence[int] | None) -> tuple[FlavorAssignment, list[Target]]:
         a = assign_flavors(

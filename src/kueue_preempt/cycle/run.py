@@ -68,7 +68,9 @@ def run_cycles(
     cycles: int | None = 1,
     until_stable: bool = False,
 ) -> CycleRun:
-    """Run ``cycles`` cycles (or, with ``until_stable``, until quiescent or the cap)."""
+    """Run ``cycles`` cycles (fewer only when a cycle has no head), or, with ``until_stable``,
+    until a cycle changes nothing (SC-T-3) or the cap. ``stable`` says whether the last cycle
+    changed nothing."""
     if now is None:
         from datetime import timezone
 
@@ -81,15 +83,17 @@ def run_cycles(
     released_all: list[tuple[str, ...]] = []
     stable = False
     for _ in range(limit):
+        stable = False
         before = queues
         result = schedule_cycle(cluster, queues, config, now)
         victims = [t.workload.key for t in result.preempted]
-        cluster, queues, released = release_evicted(result.cluster, result.queues, now, victims)
+        cluster, queues, released = release_evicted(result.cluster, result.queues, now, victims, config)
         results.append(result)
         released_all.append(tuple(released))
         if _quiescent(before, result, tuple(released)):
             stable = True
-            break
+            if until_stable or result.attempt is None:
+                break
     return CycleRun(
         cycles=tuple(results),
         released=tuple(released_all),

@@ -300,7 +300,7 @@ def _queue_key(c: _Cluster, key: str, q: ClusterQueueQueue, config: CycleConfig)
     )
 
 
-def _snapshot(c: _Cluster) -> Snapshot:
+def _snapshot(c: _Cluster, config: CycleConfig) -> Snapshot:
     """SC-ST-6: every ClusterQueue outside a cohort cycle, with its charged workloads.
 
     Stopped ClusterQueues and those naming a missing flavor stay in the snapshot: their quota
@@ -310,7 +310,13 @@ def _snapshot(c: _Cluster) -> Snapshot:
     names = {cq.name for cq in cqs}
     cohorts = [co for co in c.state.cohorts if co.name not in c.cyclic]
     charged = [w for w in c.state.workloads if w.cluster_queue in names and _charged(c, w)]
-    return Snapshot(cqs, cohorts, charged, priority_classes=c.state.priority_classes)
+    snapshot = Snapshot(cqs, cohorts, charged, priority_classes=c.state.priority_classes)
+    # Every nomination asks get_targets (and the FA-6 oracle, once per flavor-resource) for
+    # candidates; the sorted candidate index answers those without sorting every workload of
+    # the tree each time. The cycle only adds usage (never workloads) outside what-if blocks,
+    # so the index stays current; inside a block that removes victims it is bypassed.
+    snapshot.enable_index(config.preemption)
+    return snapshot
 
 
 def _outdated(progress: ScanProgress, shape: Hashable, cycle: int, generation: int, config: CycleConfig) -> bool:
@@ -426,9 +432,14 @@ class _Cycle:
         for t in targets:
             victims.setdefault(t.workload.key, t.workload)
         node = snapshot.cluster_queue(cq)
+        root = node.root
         with snapshot.preserved():
             for w in victims.values():
-                if snapshot.has_cluster_queue(w.cluster_queue) and w.key in snapshot.cluster_queue(w.cluster_queue).workloads:
+                # Only victims of the same quota tree change what is available to ``cq``.
+                if not snapshot.has_cluster_queue(w.cluster_queue):
+                    continue
+                vq = snapshot.cluster_queue(w.cluster_queue)
+                if vq.root is root and w.key in vq.workloads:
                     snapshot.remove_workload(w)
             return snapshot.fits(node, usage, allow_borrowing=True)
 
@@ -798,7 +809,7 @@ def schedule_cycle(
             queues=queues,
             changed=frozenset(),
         )
-    snapshot = _snapshot(cy.c)
+    snapshot = _snapshot(cy.c, config)
     nominated: list[Entry] = []
     rejected: list[Entry] = []
     for e in heads:

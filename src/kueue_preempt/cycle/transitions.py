@@ -12,7 +12,8 @@ from typing import Iterable
 import attrs
 
 from ..model import Condition
-from .cluster import ClusterState
+from .cluster import ClusterState, QueueingStrategy
+from .config import CycleConfig
 from .queues import ClusterQueueQueue, QueueState
 from .selectors import selects
 from .status import set_condition
@@ -113,7 +114,11 @@ def delete_workloads(cluster: ClusterState, queues: QueueState, keys: Iterable[s
 
 
 def release_evicted(
-    cluster: ClusterState, queues: QueueState, now: datetime, keys: Iterable[str] | None = None
+    cluster: ClusterState,
+    queues: QueueState,
+    now: datetime,
+    keys: Iterable[str] | None = None,
+    config: CycleConfig = CycleConfig(),
 ) -> tuple[ClusterState, QueueState, list[str]]:
     """SC-EV-2/3 with termination time 0 (SC-SIM-2): every charged workload with
     ``Evicted=True`` (or those named) gives its quota back and returns to its queue.
@@ -123,7 +128,7 @@ def release_evicted(
     enters the active set of its ClusterQueue (a preemption has no backoff, SC-EV-4); then
     every released ClusterQueue is notified (SC-IN-2, delay 0). Returns the released keys.
     """
-    from .step import queue_of
+    from .step import queue_of, shape_hash
 
     wanted = None if keys is None else set(keys)
     released: list[str] = []
@@ -155,6 +160,9 @@ def release_evicted(
             continue
         q = qs.get(cq) or ClusterQueueQueue()
         target_active = _backoff_expired(new_cluster, key, w.conditions, now)
+        if target_active and new_cluster.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO and q.failed_hashes:
+            # SC-RQ-1: an arrival with the shape of a parked NoFit head is parked with it.
+            target_active = shape_hash(w, config) not in q.failed_hashes
         if target_active:
             q = attrs.evolve(q, active=q.active | {key}, inadmissible=q.inadmissible - {key})
         else:

@@ -33,6 +33,7 @@ import attrs
 
 from .._frozen import FrozenMap, frozen_map
 from ..config import PreemptionConfig
+from ..flavors import quota_key_components
 from ..model import Assignment, FlavorAssignmentMode, FlavorResource, PreemptionPolicy
 from ..quantity import UNLIMITED, amount_add, format_amount
 from ..quota import Snapshot
@@ -133,36 +134,9 @@ def resource_groups(snapshot: Snapshot, cluster_queue: str) -> list[tuple[tuple[
 
 
 def groups_of_quotas(quotas: Iterable[FlavorResource]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """Resource groups ``(resources, flavors)`` recovered from quota keys, in first-seen order.
-
-    Kueue requires every flavor of a group to cover all of the group's resources and no
-    resource or flavor to appear in two groups, so the groups are exactly the connected
-    components of the flavor-resource graph.
-    """
-    keys = list(quotas)
-    parent: dict[tuple[str, str], tuple[str, str]] = {}
-
-    def find(x: tuple[str, str]) -> tuple[str, str]:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for fr in keys:
-        f, r = ("f", fr.flavor), ("r", fr.resource)
-        parent.setdefault(f, f)
-        parent.setdefault(r, r)
-        rf, rr = find(f), find(r)
-        if rf != rr:
-            parent[rr] = rf
-    order: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
-    for fr in keys:
-        resources, flavors = order.setdefault(find(("f", fr.flavor)), ([], []))
-        if fr.resource not in resources:
-            resources.append(fr.resource)
-        if fr.flavor not in flavors:
-            flavors.append(fr.flavor)
-    return [(tuple(r), tuple(f)) for r, f in order.values()]
+    """Resource groups ``(resources, flavors)`` recovered from quota keys, in first-seen order
+    (:func:`kueue_preempt.flavors.quota_key_components`)."""
+    return quota_key_components(quotas)
 
 
 def _saturating_mul(a: int, b: int) -> int:

@@ -11,6 +11,13 @@ field names follow the kube-scheduler test cases vendored in ``tests/conformance
   and constraints;
 * a Pod names its PodGroup (same namespace) in ``spec.schedulingGroup.podGroupName``.
 
+Two rules of the KEP's API are applied here, at the boundary, and not in the model (PG-VAL-1,
+PG-DEF-1): the API server rejects ``disruptionMode: PodGroup`` (``All``) on a group that is not
+gang-scheduled, so the reader does too, while :class:`~kueue_preempt.podgroup.PodGroup` still
+accepts it because kube-scheduler's unit tests build such objects directly; and a group
+without ``priorityClassName`` takes the ``globalDefault`` PriorityClass, as pods do (resolved
+in :func:`~kueue_preempt.io.dump_from_objects`, which sees every PriorityClass).
+
 Pods in phase ``Succeeded`` or ``Failed`` hold no node resources and are left out (counted in
 :attr:`~kueue_preempt.io.ClusterDump.terminal_pods`); a pod with ``metadata.deletionTimestamp``
 is terminating (PG-11).
@@ -52,6 +59,7 @@ SCHEDULING_GROUP = "scheduling.k8s.io"
 POD_GROUP_VERSIONS = ("v1alpha1", "v1alpha2", "v1alpha3", "v1beta1")
 _POD_POLICIES = ("PreemptLowerPriority", "Never")
 _DISRUPTION_MODES = ("Single", "All", "Pod", "PodGroup")
+_WHOLE_GROUP_MODES = ("All", "PodGroup")  # the API's name and the KEP's name of one mode
 _TERMINAL_PHASES = ("Succeeded", "Failed")
 
 
@@ -191,18 +199,27 @@ class _GroupFields:
         self.disruption_mode = self.spec.get("disruptionMode").choice(_DISRUPTION_MODES, "Single")
         self.preemption_policy = self.spec.get("preemptionPolicy").choice(_POD_POLICIES, "PreemptLowerPriority")
         self.parent = self.spec.get("parentCompositePodGroup").optional_string()
-        # The class matters only when the priority itself is unset.
-        self.priority_class = "" if self.priority is not None else self.spec.get("priorityClassName").string()
+        # The class matters only when the priority itself is unset: None = priority set,
+        # "" = no class named (the global default applies, PG-DEF-1), else the class name.
+        self.priority_class: str | None = (
+            None if self.priority is not None else self.spec.get("priorityClassName").string()
+        )
 
 
-def parse_pod_group(raw: RawObject, version: str) -> tuple[PodGroup, str]:
-    """A PodGroup (PG-4) and, when ``spec.priority`` is unset, its ``spec.priorityClassName``."""
+def parse_pod_group(raw: RawObject, version: str) -> tuple[PodGroup, str | None]:
+    """A PodGroup (PG-4) and its priority class: ``None`` when ``spec.priority`` is set,
+    else ``spec.priorityClassName`` (``""`` when unset: the global default applies, PG-DEF-1).
+
+    Rejects ``disruptionMode`` ``All`` (KEP: ``PodGroup``) unless the scheduling policy is a
+    gang (PG-VAL-1).
+    """
     meta = open_object(raw.source, raw.index, raw.data, "PodGroup", namespaced=True)
     f = _GroupFields(meta)
     policy = f.spec.get("schedulingPolicy")
     min_count = None
     if policy.has("gang"):
         min_count = policy.get("gang").get("minCount").integer(low=1, required=True)
+    _check_disruption_mode(f, policy, min_count is not None)
     keys = [t.get("key").string(required=True) for t in f.spec.get("schedulingConstraints").get("topology").list()]
     group = meta.build(
         "spec",
@@ -221,8 +238,21 @@ def parse_pod_group(raw: RawObject, version: str) -> tuple[PodGroup, str]:
     return group, f.priority_class
 
 
-def parse_composite_pod_group(raw: RawObject, version: str) -> tuple[CompositePodGroup, str]:
-    """A CompositePodGroup (PG-6) and, when ``spec.priority`` is unset, its ``spec.priorityClassName``."""
+def _check_disruption_mode(f: _GroupFields, policy: Field, gang: bool) -> None:
+    """PG-VAL-1: the KEP's API validation — a group can be disrupted as a whole only if it is
+    also scheduled as a whole, so ``All`` needs ``schedulingPolicy.gang`` (a preemption unit
+    is never larger than the scheduling unit). An absent policy schedules like ``basic``."""
+    if f.disruption_mode not in _WHOLE_GROUP_MODES or gang:
+        return
+    given = "basic" if policy.has("basic") else "unset (scheduled as basic)"
+    f.spec.get("disruptionMode").fail(
+        f"{f.disruption_mode!r} (the whole group is disrupted) is only allowed with "
+        f"schedulingPolicy.gang; spec.schedulingPolicy is {given}"
+    )
+
+
+def parse_composite_pod_group(raw: RawObject, version: str) -> tuple[CompositePodGroup, str | None]:
+    """A CompositePodGroup (PG-6) and its priority class, as :func:`parse_pod_group`."""
     meta = open_object(raw.source, raw.index, raw.data, "CompositePodGroup", namespaced=True)
     f = _GroupFields(meta)
     group = meta.build(

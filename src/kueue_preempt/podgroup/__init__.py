@@ -13,7 +13,9 @@ Reading guide, in the order data flows:
 * :mod:`.node_preemption` — one pending pod: :func:`preempt_pod`, :func:`dry_run_preemption`,
   :func:`select_victims_on_node`, :func:`select_candidate` (NODE-*, SCORE-3);
 * :mod:`.group_preemption` — a pending group: :func:`select_podgroup_victims` in ``"kep"``
-  mode (binary search over priorities, the default) or ``"kube"`` mode (PG-20..PG-31).
+  mode (binary search over priorities, the default) or ``"kube"`` mode (PG-20..PG-31);
+  :mod:`.delayed` — a group tried again while its earlier victims are still leaving
+  (PG-DELAY-1, PG-DELAY-2).
 
 Decisions only: nothing is evicted or nominated for real (PG-32). See docs/podgroup.md.
 """

@@ -26,7 +26,7 @@ resource), the abstract ``units`` rule of kube-scheduler's PodGroup unit tests, 
 from __future__ import annotations
 
 import enum
-from typing import Iterable, NamedTuple
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from ..errors import DuplicateName, InvalidModel
 from .errors import UnknownNode
@@ -389,6 +389,28 @@ class Cluster:
             for j, amount in load:
                 used[j] -= amount
 
+    def assignments_fit(self, per_node: Mapping[str, Sequence[Pod]], nodes: Iterable[str]) -> bool:
+        """Do the fixed assignments ``per_node`` (node name -> pods, in placement order) on
+        ``nodes`` all pass, each pod checked and then assumed on its node, one after another?
+
+        The replay of PG-27 step 3, also used for a nomination (PG-DELAY-1). Fit is node-local,
+        so only the order of the pods on one node matters. The cluster is left unchanged.
+        """
+        mark = self.assumed_mark()
+        try:
+            for node in nodes:
+                pods = per_node.get(node)
+                if not pods:
+                    continue
+                index = self._node_index(node)
+                for pod in pods:
+                    if not self.fits_at(pod, index):
+                        return False
+                    self.assume_at(pod, index)
+            return True
+        finally:
+            self.forget_all_since(mark)
+
     def checkpoint(self) -> Checkpoint:
         """Record every mutable number, to :meth:`rollback` to later. O(nodes × resources)."""
         return Checkpoint(tuple(self._used), frozenset(self._removed), len(self._assumed))
@@ -416,6 +438,23 @@ class Cluster:
             for i in range(len(self._nodes))
         )
         return (per_node, frozenset(self._removed), len(self._assumed))
+
+    def without_pods(self, pods: Iterable[Pod]) -> Cluster:
+        """A new cluster built from the same inputs minus ``pods`` (matched by namespace and
+        name), as if they had left: their units shrink or disappear (PG-8) and their room is
+        free. This cluster is not changed. Used when triggered preemptions are taken as
+        completed (PG-DELAY-2). O(nodes + pods)."""
+        gone = {p.key for p in pods}
+        kept = [p for p in (*self._running, *self._pending) if p.key not in gone]
+        return Cluster(
+            self._nodes,
+            kept,
+            pod_groups=self.groups.pod_groups,
+            composite_pod_groups=self.groups.composite_pod_groups,
+            pdbs=self.pdbs,
+            node_filter=self.node_filter,
+            composite_pod_groups_enabled=self.groups.composites_enabled,
+        )
 
     def scratch(self, node_name: str) -> NodeScratch:
         """A private copy of one node's current usage (NODE-5: "a copy of the node")."""

@@ -2,8 +2,10 @@
 
 Reading guide: :func:`select_podgroup_victims` is the entry point. It runs, in order:
 
-1. PG-20 — a member already waits for earlier victims on its nominated node: re-issue the
-   current nominations, nothing else;
+1. a member already waits for earlier victims on its nominated node (PG-20): in ``"kube"``
+   mode re-issue the current nominations, nothing else; in ``"kep"`` mode check whether the
+   original nomination is still feasible once those victims are gone (PG-DELAY-1: then no new
+   victim) or start from scratch on the cluster without them (PG-DELAY-2), see :mod:`.delayed`;
 2. PG-21 — the group's preemption policy (:func:`resolve_preemption_policy`); ``Never`` stops;
 3. PG-31 — topology-constrained groups are refused;
 4. PG-22..PG-24 — candidate units: every unit of lower priority, most important first
@@ -46,6 +48,7 @@ from .._frozen import FrozenMap
 from ..errors import ConfigurationError
 from ..trace import DecisionTrace, Verdict
 from .cluster import Cluster
+from .delayed import in_flight_pods, in_flight_units, nomination_feasible, waiting_for_victims
 from .errors import ReprieveFilterError
 from .features import PreemptionFeatures
 from .model import PodGroup, Pod, PodGroupPreemptor, PodPreemptionPolicy
@@ -151,7 +154,9 @@ class PodGroupPreemptionResult:
     num_podgroup_disruptions: int = 0
     """Victim units whose first pod references a PodGroup (PG-28)."""
     nominations: FrozenMap[str, str] = attrs.field(factory=FrozenMap)
-    """Preemptor pod name -> nominated node (``""`` = no nomination, only after PG-20)."""
+    """Preemptor pod name -> nominated node. ``""`` = no nomination / nomination cleared; it
+    appears only when earlier preemptions are in flight (PG-20, PG-DELAY-1, PG-DELAY-2), where
+    every member is listed."""
     reprieved: tuple[PreemptionUnit, ...] = ()
     """Candidate units that were put back and stay running (PG-27)."""
     search_steps: tuple[SearchStep, ...] = ()
@@ -161,6 +166,13 @@ class PodGroupPreemptionResult:
     candidate priority (``"kube"``); ``None`` when no placement was attempted."""
     placements: int = 0
     """How many times the placement function ran."""
+    in_flight: tuple[Pod, ...] = ()
+    """``"kep"`` mode, earlier preemptions in flight (PG-DELAY-1, PG-DELAY-2): the pods of the
+    triggered preemptions, taken as already gone. Never among :attr:`victims`."""
+    nomination_feasible: bool | None = None
+    """``"kep"`` mode, earlier preemptions in flight: whether the original nomination still
+    works once they complete (PG-DELAY-1: no new victim) or not (PG-DELAY-2: selection from
+    scratch). ``None`` when nothing was in flight, and always in ``"kube"`` mode (PG-20)."""
 
 
 def resolve_preemption_policy(
@@ -214,10 +226,12 @@ def select_podgroup_victims(
     pdb_semantics: PdbSelectorSemantics = PdbSelectorSemantics.API,
     trace: DecisionTrace | None = None,
 ) -> PodGroupPreemptionResult:
-    """Victims that make room for the pending group ``preemptor`` (PG-20..PG-31).
+    """Victims that make room for the pending group ``preemptor`` (PG-20..PG-31, PG-DELAY-1, PG-DELAY-2).
 
     ``mode="kep"`` (default) searches the lowest sufficient priority level first (§9.1);
-    ``mode="kube"`` reproduces kube-scheduler (PG-26, PG-30). ``placement`` decides where
+    ``mode="kube"`` reproduces kube-scheduler (PG-26, PG-30). When a member's nominated node
+    shows that earlier preemptions are still in flight (PG-20), ``"kube"`` re-issues the
+    nominations and ``"kep"`` applies PG-DELAY-1 / PG-DELAY-2. ``placement`` decides where
     pods go (default: FIT-3 round-robin first fit). ``reprieve_filter`` is the optional PG-27
     hook; its :class:`ReprieveFilterError` gives status ``Error`` (PG-29). ``cluster`` is
     left exactly as it was.
@@ -226,31 +240,93 @@ def select_podgroup_victims(
     priorities (``search="exponential"``: O(log N), ``search="linear"``: up to k), ``"kube"``
     one; moving between levels applies each level's precomputed footprint, O(pods moved);
     then one check per candidate unit, replaying only the assignments on the nodes that unit
-    occupies.
+    occupies. PG-DELAY-1 costs O(units + nominated members); PG-DELAY-2 first rebuilds the
+    cluster without the in-flight pods, O(nodes + pods).
     """
     mode = _as_mode(mode)
     search = _as_search(search)
     priority = cluster.groups.group_priority(preemptor.group)
     if trace is not None:
         trace.add(Verdict.INFO, "PG-10", f"preemptor {_group_name(preemptor)} priority {priority}, mode {mode}")
+    options = _Options(mode, search, placement, reprieve_filter, features, pdb_semantics, trace)
 
     # PG-20: a member is already waiting for victims on its nominated node.
-    if _ongoing_preemption(preemptor, cluster, priority):
-        nominations = {p.name: p.nominated_node_name or "" for p in preemptor.pods}
+    if waiting_for_victims(preemptor, cluster, priority):
+        if mode is PreemptionMode.KEP:
+            return _delayed(preemptor, cluster, priority, options)
         if trace is not None:
             trace.add(Verdict.NO_TARGETS, "PG-20", MSG_ONGOING)
         return PodGroupPreemptionResult(
-            Status.of(StatusCode.SUCCESS, MSG_ONGOING), mode, nominations=FrozenMap(nominations)
+            Status.of(StatusCode.SUCCESS, MSG_ONGOING), mode, nominations=_current_nominations(preemptor)
         )
+    return _from_scratch(preemptor, cluster, options)
+
+
+@attrs.frozen
+class _Options:
+    """The caller's choices, passed on unchanged to a run from scratch."""
+
+    mode: PreemptionMode
+    search: SearchStrategy
+    placement: Placement
+    reprieve_filter: ReprieveFilter | None
+    features: PreemptionFeatures
+    pdb_semantics: PdbSelectorSemantics
+    trace: DecisionTrace | None
+
+
+def _delayed(
+    preemptor: PodGroupPreemptor, cluster: Cluster, priority: int, options: _Options
+) -> PodGroupPreemptionResult:
+    """``"kep"`` mode with earlier preemptions in flight (PG-DELAY-1, PG-DELAY-2)."""
+    trace = options.trace
+    units = in_flight_units(cluster, priority)
+    gone = in_flight_pods(units)
+    if trace is not None:
+        for unit in units:
+            trace.add(Verdict.INFO, "PG-DELAY-1", "triggered preemption in flight: taken as completed", unit.key)
+    if nomination_feasible(preemptor, cluster, units):
+        # PG-DELAY-1: the room the earlier victims leave is still enough; wait for them.
+        if trace is not None:
+            trace.add(Verdict.NO_TARGETS, "PG-DELAY-1", "the original nomination is still feasible: no new preemption")
+        return PodGroupPreemptionResult(
+            Status.of(StatusCode.SUCCESS, MSG_ONGOING),
+            options.mode,
+            nominations=_current_nominations(preemptor),
+            in_flight=gone,
+            nomination_feasible=True,
+        )
+    # PG-DELAY-2: clear the nominations and select again, the earlier victims already gone.
+    if trace is not None:
+        trace.add(
+            Verdict.INFO,
+            "PG-DELAY-2",
+            "the original nomination is no longer feasible: nominations cleared, selection from scratch",
+        )
+    result = _from_scratch(preemptor, cluster.without_pods(gone), options)
+    placed = dict(result.nominations)
+    nominations = FrozenMap({p.name: placed.get(p.name, "") for p in preemptor.pods})
+    return attrs.evolve(result, nominations=nominations, in_flight=gone, nomination_feasible=False)
+
+
+def _current_nominations(preemptor: PodGroupPreemptor) -> FrozenMap[str, str]:
+    """Every member's nomination as it stands (``""`` = none), re-issued unchanged (PG-20)."""
+    return FrozenMap({p.name: p.nominated_node_name or "" for p in preemptor.pods})
+
+
+def _from_scratch(preemptor: PodGroupPreemptor, cluster: Cluster, options: _Options) -> PodGroupPreemptionResult:
+    """Steps 2-8: policy, candidates, search, classification, reprieve, result."""
+    mode, trace = options.mode, options.trace
+    features, pdb_semantics = options.features, options.pdb_semantics
     _, refusal, units = _candidate_units(preemptor, cluster, features)
     if refusal is not None:
         rule, status = refusal
         if trace is not None:
             trace.add(Verdict.NO_TARGETS, rule, status.message)
         return PodGroupPreemptionResult(status, mode)
-    run = _Run(cluster, preemptor, placement, trace)
+    run = _Run(cluster, preemptor, options.placement, trace)
     try:
-        return run.execute(mode, search, units, pdb_semantics, reprieve_filter)
+        return run.execute(mode, options.search, units, pdb_semantics, options.reprieve_filter)
     finally:
         run.restore()
 
@@ -455,21 +531,7 @@ class _Run:
 
     def _replay(self, per_node: dict[str, list[Pod]], nodes: Iterable[str]) -> bool:
         """Do the fixed assignments on ``nodes`` still pass, one after another (PG-27 step 3)?"""
-        cluster = self.cluster
-        mark = cluster.assumed_mark()
-        try:
-            for node in nodes:
-                pods = per_node.get(node)
-                if not pods:
-                    continue
-                index = cluster.node_index(node)
-                for pod in pods:
-                    if not cluster.fits_at(pod, index):
-                        return False
-                    cluster.assume_at(pod, index)
-            return True
-        finally:
-            cluster.forget_all_since(mark)
+        return self.cluster.assignments_fit(per_node, nodes)
 
     def _note(self, verdict: Verdict, rule: str, detail: str, unit: PreemptionUnit | None) -> None:
         if self.trace is not None:
@@ -481,18 +543,6 @@ class _Run:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _ongoing_preemption(preemptor: PodGroupPreemptor, cluster: Cluster, priority: int) -> bool:
-    """PG-20: a member's nominated node holds a lower-priority pod the scheduler is evicting."""
-    for pod in preemptor.pods:
-        node = pod.nominated_node_name
-        if node is None or not cluster.has_node(node):
-            continue
-        for other in cluster.pods_on(node):
-            if other.preempted_by_scheduler and cluster.effective_priority(other) < priority:
-                return True
-    return False
 
 
 def _candidate_units(

@@ -306,6 +306,10 @@ class PodGroup:
     (or no policy), which needs one placed pod (FIT-2). ``parent`` names a
     :class:`CompositePodGroup` in the same namespace (PG-6). ``topology_keys`` are the keys of
     ``schedulingConstraints.topology``; such groups are refused for preemption (PG-31).
+
+    ``disruption_mode="All"`` without a gang is accepted here although the API refuses it
+    (PG-VAL-1): kube-scheduler's unit tests build such groups, and the library must run them;
+    :mod:`kueue_preempt.io` applies the API rule when reading manifests.
     """
 
     name: str

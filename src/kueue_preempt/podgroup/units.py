@@ -118,6 +118,16 @@ class GroupIndex:
             self._composites[c.key] = c
         self.composites_enabled = composites_enabled
 
+    @property
+    def pod_groups(self) -> tuple[PodGroup, ...]:
+        """Every PodGroup, in input order."""
+        return tuple(self._pod_groups.values())
+
+    @property
+    def composite_pod_groups(self) -> tuple[CompositePodGroup, ...]:
+        """Every CompositePodGroup, in input order."""
+        return tuple(self._composites.values())
+
     def pod_group(self, namespace: str, name: str) -> PodGroup | None:
         return self._pod_groups.get((namespace, name))
 
