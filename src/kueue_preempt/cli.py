@@ -7,6 +7,8 @@ Subcommands:
 * ``check DUMP...``: validate a dump and show what was loaded (counts, skipped kinds, quota tree);
 * ``cycle DUMP...``: what Kueue's next scheduling cycle(s) do with every pending workload
   (:mod:`kueue_preempt.cli_cycle`);
+* ``simulate DUMP... --arrivals FILE`` and ``sweep DUMP... --arrivals FILE --vary PATH=V1,V2``:
+  replay arrivals over time, and compare what-if variations (:mod:`kueue_preempt.cli_sim`);
 * ``demo``: a classic decision on a bundled example cohort.
 
 The CLI is an edge: it reads files through :mod:`kueue_preempt.io`, calls the public API and
@@ -60,6 +62,8 @@ from .io import (
 from .io._format import quantity_text, time_text
 from .io.kueue_config import KueueConfiguration, load_kueue_config
 from .io.dump import dump_from_objects, resolve_priorities
+from .sim.errors import ExtraUnavailable
+from .cli_sim import add_sim_parsers
 from .cli_cycle import add_cycle_parser, cohort_note
 from .cycle import CycleConfig
 from .io.cycle_state import load_cluster_state
@@ -774,6 +778,7 @@ def _parser() -> argparse.ArgumentParser:
         add_feature_gates_flag(command)
 
     add_cycle_parser(sub, _rfc3339, _strategies, lambda args: _config(args, _kueue_config(args)), _CONFIG_HELP)
+    add_sim_parsers(sub, _strategies, lambda args: _config(args, _kueue_config(args)), _CONFIG_HELP)
     add_logging_flags(parser, sub.choices.values())
     return parser
 
@@ -811,7 +816,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with cli_logging(level_for(args), PROG):
             result: tuple[int, str] = args.func(args)
         code, text = result
-    except YamlUnavailable as exc:
+    except (YamlUnavailable, ExtraUnavailable) as exc:
         _fail(str(exc))
         return EXIT_MISSING_DEPENDENCY
     except KueuePreemptError as exc:
