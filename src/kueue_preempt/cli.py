@@ -5,6 +5,10 @@ Subcommands:
 * ``explain DUMP... (--workload NS/NAME | --incoming FILE)``: which workloads Kueue would
   preempt so that a pending (or hypothetical) workload fits, why, and the decision trace;
 * ``check DUMP...``: validate a dump and show what was loaded (counts, skipped kinds, quota tree);
+* ``cycle DUMP...``: what Kueue's next scheduling cycle(s) do with every pending workload
+  (:mod:`kueue_preempt.cli_cycle`);
+* ``simulate DUMP... --arrivals FILE`` and ``sweep DUMP... --arrivals FILE --vary PATH=V1,V2``:
+  replay arrivals over time, and compare what-if variations (:mod:`kueue_preempt.cli_sim`);
 * ``demo``: a classic decision on a bundled example cohort.
 
 The CLI is an edge: it reads files through :mod:`kueue_preempt.io`, calls the public API and
@@ -55,6 +59,11 @@ from .io import (
 )
 from .io._format import quantity_text, time_text
 from .io.dump import dump_from_objects, resolve_priorities
+from .sim.errors import ExtraUnavailable
+from .cli_sim import add_sim_parsers
+from .cli_cycle import add_cycle_parser, cohort_note
+from .cycle import CycleConfig
+from .io.cycle_state import load_cluster_state
 from .model import FlavorAssignmentMode, Target
 from .podgroup import PodGroupPreemptionResult, PodGroupPreemptor, select_podgroup_victims
 from .preemption import get_targets
@@ -153,7 +162,7 @@ def _incoming(path: str, dump: ClusterDump) -> LoadedWorkload:
 def _explain(args: argparse.Namespace) -> tuple[int, str]:
     config = _config(args)
     now = args.now if args.now is not None else datetime.now(timezone.utc)
-    dump = load_dump(*args.dump)
+    cluster, dump = load_cluster_state(*args.dump)
     lw = _incoming(args.incoming, dump) if args.incoming else dump.pending_workload(args.workload)
     via = ""
     if args.cluster_queue:
@@ -189,6 +198,15 @@ def _explain(args: argparse.Namespace) -> tuple[int, str]:
         lw, cq, via, snapshot, config, now, fa, fa_source, requests, preempt, outcome, targets, trace
     )
     text = report.json() if args.output == "json" else report.table(show_trace=not args.no_trace)
+    if args.workload and not args.cluster_queue:
+        # SC-ORD-1/SC-FS-1: the same cycle another head of the cohort may take the capacity first.
+        note = cohort_note(cluster, lw.key, now, CycleConfig(preemption=config))
+        if args.output == "json":
+            doc = json.loads(text)
+            doc["cycleNote"] = note
+            text = json.dumps(doc, indent=2) + "\n"
+        elif note is not None:
+            text += note + "\n"
     return (EXIT_OK if targets else EXIT_NO_TARGETS), text
 
 
@@ -723,6 +741,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("dump", nargs="+", metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
     check.add_argument("--output", "-o", choices=("table", "json"), default="table")
     check.set_defaults(func=_check)
+
+    add_cycle_parser(sub, _rfc3339, _strategies)
+    add_sim_parsers(sub, _strategies)
     return parser
 
 
@@ -758,7 +779,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result: tuple[int, str] = args.func(args)
         code, text = result
-    except YamlUnavailable as exc:
+    except (YamlUnavailable, ExtraUnavailable) as exc:
         _fail(str(exc))
         return EXIT_MISSING_DEPENDENCY
     except KueuePreemptError as exc:

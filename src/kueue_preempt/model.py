@@ -308,12 +308,16 @@ class Cohort:
 
 @attrs.frozen
 class Condition:
-    """A workload status condition; only read for the queue-order timestamp (POL-5)."""
+    """A workload status condition: read for the queue-order timestamp (POL-5) and written by
+    the scheduling cycle (SC-AD-2, SC-MSG-3)."""
 
     type: str
     status: str = "True"
     reason: str = ""
     last_transition_time: datetime | None = attrs.field(default=None, converter=to_optional_time)
+    message: str = ""
+    """Read when a later write quotes it (``Previously: ...``, SC-AD-2)."""
+    observed_generation: int = 0
 
     @property
     def is_true(self) -> bool:

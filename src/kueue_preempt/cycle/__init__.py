@@ -1,0 +1,78 @@
+"""Kueue's scheduling cycle as a pure function (kueue-scheduling-cycle.md, rules ``SC-*``).
+
+:func:`schedule_cycle` runs one cycle over a :class:`ClusterState` and the queue memory of
+the previous cycle (:class:`QueueState`) and returns a :class:`CycleResult`: per head what
+happened and why, the conditions, events and metrics Kueue writes, and the cluster and
+queue state after the cycle. Modules, one concept each:
+
+* ``config`` — gates of SC-CFG-1 (:class:`CycleConfig`);
+* ``cluster`` / ``selectors`` — namespaces, LocalQueues, queueing settings, LimitRanges;
+* ``queues`` — the queue memory: active/inadmissible sets, preemptor markers, scan progress;
+* ``order`` / ``tournament`` — classic entry order (SC-ORD-*) and fair-sharing tournament (SC-FS-*);
+* ``nominate`` — a head's assignment and targets on top of the flavor assigner (SC-NOM-2);
+* ``step`` — the cycle itself (SC-CY-*, SC-PE-*, SC-AD-*, SC-PR-*, SC-RQ-*);
+* ``status`` / ``validation`` — messages, conditions, events (SC-MSG-*, SC-EVT-1, SC-NOM-3);
+* ``transitions`` — between cycles: notify, release, deletion (SC-IN-*, SC-EV-*);
+* ``run`` — cycles until stable with victims released between them (SC-SIM-2, SC-T-3).
+"""
+
+from __future__ import annotations
+
+from .cluster import (
+    AdmissionCheckState,
+    ClusterState,
+    LimitRange,
+    LocalQueue,
+    Namespace,
+    QueueingSettings,
+    QueueingStrategy,
+    StopPolicy,
+    WorkloadStatus,
+)
+from .config import CycleConfig
+from .entry import Mode, Nomination, Outcome
+from .order import classic_entry_order
+from .queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
+from .run import CycleRun, run_cycles, stability_cap
+from .selectors import LabelRequirement, LabelSelector
+from .status import Event, RequeueReason
+from .step import CycleResult, HeadResult, initial_queue_state, queue_of, schedule_cycle, shape_hash
+from .transitions import delete_workloads, notify, queue_inadmissible, release_evicted
+
+__all__ = [
+    "AdmissionCheckState",
+    "ClusterQueueQueue",
+    "ClusterState",
+    "CycleConfig",
+    "CycleResult",
+    "CycleRun",
+    "Event",
+    "HeadResult",
+    "LabelRequirement",
+    "LabelSelector",
+    "LimitRange",
+    "LocalQueue",
+    "Mode",
+    "Namespace",
+    "Nomination",
+    "Outcome",
+    "PreemptorMarker",
+    "QueueState",
+    "QueueingSettings",
+    "QueueingStrategy",
+    "RequeueReason",
+    "ScanProgress",
+    "StopPolicy",
+    "WorkloadStatus",
+    "classic_entry_order",
+    "delete_workloads",
+    "initial_queue_state",
+    "notify",
+    "queue_inadmissible",
+    "queue_of",
+    "release_evicted",
+    "run_cycles",
+    "schedule_cycle",
+    "shape_hash",
+    "stability_cap",
+]

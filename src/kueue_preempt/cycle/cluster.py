@@ -1,0 +1,243 @@
+"""The cluster objects one cycle reads besides the quota tree (SC-ST-1..7, SC-CFG-3).
+
+The quota tree itself is the library's :class:`~kueue_preempt.model.ClusterQueue` /
+:class:`~kueue_preempt.model.Cohort` model; this module adds what only the queue manager and
+the scheduler read: namespaces and their labels, LocalQueues, each ClusterQueue's queueing
+strategy, namespace selector and stop policy, LimitRanges, and the per-workload status fields
+a cycle reads and writes (generation, ``spec.active``, admission checks, ``resourceRequests``).
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Iterable, Mapping
+
+import attrs
+
+from .._frozen import FrozenMap, frozen_map
+from .._time import to_optional_time
+from ..errors import InvalidModel
+from ..flavors import ResourceFlavor
+from ..model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
+from .selectors import LabelSelector
+
+__all__ = [
+    "QueueingStrategy",
+    "StopPolicy",
+    "Namespace",
+    "LocalQueue",
+    "QueueingSettings",
+    "LimitRange",
+    "AdmissionCheckState",
+    "WorkloadStatus",
+    "ClusterState",
+]
+
+
+class QueueingStrategy(str, enum.Enum):
+    """``spec.queueingStrategy`` (SC-QO-4)."""
+
+    BEST_EFFORT_FIFO = "BestEffortFIFO"
+    STRICT_FIFO = "StrictFIFO"
+
+
+class StopPolicy(str, enum.Enum):
+    """``spec.stopPolicy`` of a ClusterQueue or LocalQueue (SC-ST-4, SC-EV-5)."""
+
+    NONE = "None"
+    HOLD = "Hold"
+    HOLD_AND_DRAIN = "HoldAndDrain"
+
+
+def _stop(value: StopPolicy | str | None) -> StopPolicy:
+    if value is None or value == "":
+        return StopPolicy.NONE
+    try:
+        return StopPolicy(value)
+    except ValueError:
+        raise InvalidModel("stopPolicy", "stopPolicy", f"unknown value {value!r}") from None
+
+
+def _strategy(value: QueueingStrategy | str | None) -> QueueingStrategy:
+    if value is None or value == "":
+        return QueueingStrategy.BEST_EFFORT_FIFO
+    try:
+        return QueueingStrategy(value)
+    except ValueError:
+        raise InvalidModel("ClusterQueue", "queueingStrategy", f"unknown value {value!r}") from None
+
+
+def _labels(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class Namespace:
+    """A namespace: only its labels matter, for ``namespaceSelector`` (SC-NOM-1 3a/3b)."""
+
+    name: str
+    labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_labels)
+
+
+@attrs.frozen
+class LocalQueue:
+    """``namespace/name`` pointing at a ClusterQueue (SC-ST-1)."""
+
+    namespace: str
+    name: str
+    cluster_queue: str
+    stop_policy: StopPolicy = attrs.field(default=StopPolicy.NONE, converter=_stop)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@attrs.frozen
+class QueueingSettings:
+    """The ClusterQueue fields only the queue manager and the cycle read (SC-CFG-3).
+
+    ``namespace_selector=None`` selects no namespace; the default ``LabelSelector()`` selects
+    all. ``admission_checks`` are names only: no check is evaluated (SC-AD-3).
+    """
+
+    strategy: QueueingStrategy = attrs.field(default=QueueingStrategy.BEST_EFFORT_FIFO, converter=_strategy)
+    namespace_selector: LabelSelector | None = attrs.field(factory=LabelSelector)
+    stop_policy: StopPolicy = attrs.field(default=StopPolicy.NONE, converter=_stop)
+
+
+def _amounts(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class LimitRange:
+    """One LimitRange item (type ``Container`` or ``Pod``) with request-side amounts (SC-NOM-3)."""
+
+    namespace: str
+    name: str
+    type: str = "Container"
+    max: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
+    min: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
+    default: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
+    default_request: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
+
+    def __attrs_post_init__(self) -> None:
+        if self.type not in ("Container", "Pod"):
+            raise InvalidModel(f"LimitRange {self.namespace}/{self.name}", "type", f"unknown type {self.type!r}")
+
+
+@attrs.frozen
+class AdmissionCheckState:
+    """One ``status.admissionChecks`` entry; only ``Ready`` lets ``Admitted`` become True (SC-AD-2)."""
+
+    name: str
+    state: str = "Pending"
+
+
+def _checks(value: Iterable[AdmissionCheckState]) -> tuple[AdmissionCheckState, ...]:
+    return tuple(value)
+
+
+def _limits(value: Iterable[Mapping[str, int] | None]) -> tuple[FrozenMap[str, int] | None, ...]:
+    return tuple(None if v is None else frozen_map(v) for v in value)
+
+
+def _requests(value: Iterable[tuple[str, Mapping[str, int]]]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
+    return tuple((name, frozen_map(res)) for name, res in value)
+
+
+@attrs.frozen
+class WorkloadStatus:
+    """Per-workload fields a cycle reads and writes that the preemption model does not carry.
+
+    ``resource_requests`` is ``status.resourceRequests``: per pod set ``(name, totals)``
+    (SC-MSG-3). ``requeue_at`` is ``status.requeueState.requeueAt`` (SC-RQ-2).
+    """
+
+    generation: int = 0
+    active: bool = True
+    admission_checks: tuple[AdmissionCheckState, ...] = attrs.field(default=(), converter=_checks)
+    resource_requests: tuple[tuple[str, FrozenMap[str, int]], ...] = attrs.field(default=(), converter=_requests)
+    requeue_at: datetime | None = attrs.field(default=None, converter=to_optional_time)
+    limits: tuple[FrozenMap[str, int] | None, ...] = attrs.field(default=(), converter=_limits)
+    """Per pod set (spec order), the container limits (request-side amounts) or ``None``.
+
+    The model has one container per pod set; SC-NOM-3 checks its requests against these.
+    """
+
+
+def _cqs(value: Iterable[ClusterQueue]) -> tuple[ClusterQueue, ...]:
+    return tuple(value)
+
+
+def _cohorts(value: Iterable[Cohort]) -> tuple[Cohort, ...]:
+    return tuple(value)
+
+
+def _flavors(value: Iterable[ResourceFlavor]) -> tuple[ResourceFlavor, ...]:
+    return tuple(value)
+
+
+def _namespaces(value: Iterable[Namespace]) -> tuple[Namespace, ...]:
+    return tuple(value)
+
+
+def _lqs(value: Iterable[LocalQueue]) -> tuple[LocalQueue, ...]:
+    return tuple(value)
+
+
+def _ranges(value: Iterable[LimitRange]) -> tuple[LimitRange, ...]:
+    return tuple(value)
+
+
+def _workloads(value: Iterable[Workload]) -> tuple[Workload, ...]:
+    return tuple(value)
+
+
+def _classes(value: Iterable[WorkloadPriorityClass]) -> tuple[WorkloadPriorityClass, ...]:
+    return tuple(value)
+
+
+def _settings(value: Mapping[str, QueueingSettings]) -> FrozenMap[str, QueueingSettings]:
+    return frozen_map(value)
+
+
+def _statuses(value: Mapping[str, WorkloadStatus]) -> FrozenMap[str, WorkloadStatus]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class ClusterState:
+    """Everything one cycle reads about the cluster (SC-ST-1..7).
+
+    ``workloads`` holds every Workload: those holding quota (``cluster_queue`` set, DM-7) and
+    the pending ones (``local_queue`` = ``spec.queueName``, ``spec_pod_sets`` set). A
+    ClusterQueue without an entry in ``queueing`` is BestEffortFIFO, selects every namespace
+    and is not stopped. ``flavors`` are the ResourceFlavors that exist; when empty, every
+    flavor a ClusterQueue names is taken to exist. ``statuses`` holds optional per-workload
+    fields (:class:`WorkloadStatus`) by ``namespace/name``. ``namespaces`` empty means every
+    namespace a workload names exists with no labels.
+    """
+
+    cluster_queues: tuple[ClusterQueue, ...] = attrs.field(default=(), converter=_cqs)
+    cohorts: tuple[Cohort, ...] = attrs.field(default=(), converter=_cohorts)
+    flavors: tuple[ResourceFlavor, ...] = attrs.field(default=(), converter=_flavors)
+    namespaces: tuple[Namespace, ...] = attrs.field(default=(), converter=_namespaces)
+    local_queues: tuple[LocalQueue, ...] = attrs.field(default=(), converter=_lqs)
+    queueing: FrozenMap[str, QueueingSettings] = attrs.field(factory=FrozenMap, converter=_settings)
+    limit_ranges: tuple[LimitRange, ...] = attrs.field(default=(), converter=_ranges)
+    workloads: tuple[Workload, ...] = attrs.field(default=(), converter=_workloads)
+    statuses: FrozenMap[str, WorkloadStatus] = attrs.field(factory=FrozenMap, converter=_statuses)
+    priority_classes: tuple[WorkloadPriorityClass, ...] = attrs.field(default=(), converter=_classes)
+
+    def status(self, key: str) -> WorkloadStatus:
+        return self.statuses.get(key) or _DEFAULT_STATUS
+
+    def settings(self, cq: str) -> QueueingSettings:
+        return self.queueing.get(cq) or _DEFAULT_SETTINGS
+
+
+_DEFAULT_STATUS = WorkloadStatus()
+_DEFAULT_SETTINGS = QueueingSettings()

@@ -1,0 +1,111 @@
+"""A head's nomination and its cycle-local entry (SC-NOM-2, glossary "Entry")."""
+
+from __future__ import annotations
+
+import enum
+from typing import Mapping
+
+import attrs
+
+from .._frozen import FrozenMap, frozen_map
+from ..model import FlavorResource, PodSetUsage, Target, Workload
+from .queues import ScanProgress
+from .status import RequeueReason
+
+__all__ = ["Mode", "Nomination", "Entry", "Outcome"]
+
+
+class Mode(str, enum.Enum):
+    """Assignment modes (FAS-13) plus the scheduler-only ``DeferredFit`` (SC-PE-3)."""
+
+    NO_FIT = "NoFit"
+    PREEMPT = "Preempt"
+    DEFERRED_FIT = "DeferredFit"
+    FIT = "Fit"
+
+
+class Outcome(str, enum.Enum):
+    """What happened to a head in its cycle."""
+
+    ADMITTED = "Admitted"
+    """Quota reserved (SC-AD-1)."""
+    PREEMPTING = "Preempting"
+    """Preemptions issued; the workload waits for its victims (SC-PR-1, SC-PR-2)."""
+    DEFERRED_FIT = "DeferredFit"
+    """Fits once this cycle's preemptions complete (SC-PE-3)."""
+    NO_FIT = "NoFit"
+    """No flavor assignment fits (SC-PE-1)."""
+    NO_CANDIDATES = "NoCandidates"
+    """Needs preemption but no targets were found; capacity may be reserved (SC-PE-2)."""
+    SKIPPED = "Skipped"
+    """Overlapping targets or no longer fits after an earlier entry (SC-PE-1, SC-PE-4)."""
+    REJECTED = "Rejected"
+    """Failed a nomination check (SC-NOM-1)."""
+
+
+def _usage(value: Mapping[FlavorResource, int]) -> FrozenMap[FlavorResource, int]:
+    return frozen_map(value)
+
+
+def _pins(value: Mapping[tuple[int, str], str]) -> FrozenMap[tuple[int, str], str]:
+    return frozen_map(value)
+
+
+def _targets(value: tuple[Target, ...] | list[Target]) -> tuple[Target, ...]:
+    return tuple(value)
+
+
+def _pod_sets(value: tuple[PodSetUsage, ...] | list[PodSetUsage]) -> tuple[PodSetUsage, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class Nomination:
+    """An entry's assignment and targets (SC-NOM-2).
+
+    ``usage`` is ``U(A)`` (SC-CY-4); ``pod_sets`` the admission it would write (SC-AD-1);
+    ``pins`` the nomination mapping (pod-set index, resource) -> flavor a recomputation is
+    held to (SC-PE-3a); ``flavors_considered`` the ``<F>`` text of SC-EVT-1.
+    """
+
+    mode: Mode
+    borrowing: int = 0
+    usage: FrozenMap[FlavorResource, int] = attrs.field(factory=FrozenMap, converter=_usage)
+    targets: tuple[Target, ...] = attrs.field(default=(), converter=_targets)
+    message: str = ""
+    no_fit_reason: str = ""
+    pod_sets: tuple[PodSetUsage, ...] = attrs.field(default=(), converter=_pod_sets)
+    progress: ScanProgress | None = None
+    pins: FrozenMap[tuple[int, str], str] = attrs.field(factory=FrozenMap, converter=_pins)
+    flavors_considered: str = ""
+
+
+@attrs.define
+class Entry:
+    """A head and its cycle-local state (mutable, private to one cycle)."""
+
+    workload: Workload
+    cluster_queue: str
+    nomination: Nomination | None = None
+    """``None`` for an entry rejected by SC-NOM-1."""
+    is_preemptor: bool = False
+    requeue_reason: RequeueReason = RequeueReason.GENERIC
+    outcome: Outcome = Outcome.REJECTED
+    reason: str = ""
+    """The ``QuotaReserved=False`` reason written for a pending entry (SC-MSG-1)."""
+    message: str = ""
+    progress: ScanProgress | None = None
+    """The scan progress the workload keeps after the cycle (SC-FR-5)."""
+    counted_targets: int = 0
+
+    @property
+    def key(self) -> str:
+        return self.workload.key
+
+    @property
+    def borrowing(self) -> int:
+        return self.nomination.borrowing if self.nomination is not None else 0
+
+    @property
+    def has_reservation(self) -> bool:
+        return False  # TAS second pass only (SC-ORD-1 criterion 1, SC-SIM-8)

@@ -1,0 +1,119 @@
+"""Status writes, events and metrics of one cycle (SC-AD-2, SC-MSG-1..3, SC-EVT-1, SC-MET-*).
+
+Condition writes follow Kubernetes semantics: a condition whose status does not change keeps
+its ``lastTransitionTime``; reason, message and observedGeneration are replaced every time.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Iterable, Sequence
+
+import attrs
+
+from ..model import Condition
+
+__all__ = [
+    "Event",
+    "RequeueReason",
+    "set_condition",
+    "truncate_condition_message",
+    "truncate_event_message",
+    "wait_seconds",
+    "MSG_NO_LONGER_FITS",
+    "MSG_OVERLAPPING",
+    "MSG_DEFERRED_FIT",
+    "MSG_NAMESPACE_MISMATCH",
+]
+
+MSG_NO_LONGER_FITS = "Workload no longer fits after processing another workload"
+MSG_OVERLAPPING = "Workload has overlapping preemption targets with another workload"
+MSG_DEFERRED_FIT = (
+    "Workload has overlapping preemption targets with another workload, "
+    "but will fit after these preemptions complete"
+)
+MSG_NAMESPACE_MISMATCH = "workload namespace doesn't match ClusterQueue selector"
+
+_CONDITION_LIMIT = 32768
+_EVENT_LIMIT = 1024
+_MAX_DURATION_NS = 2**63 - 1
+
+
+class RequeueReason(str, enum.Enum):
+    """Why an entry goes back to its queue (SC-RQ-3); decides active vs inadmissible (SC-RQ-4)."""
+
+    GENERIC = ""
+    NAMESPACE_MISMATCH = "NamespaceMismatch"
+    NO_FIT = "NoFit"
+    PREEMPTION_NO_CANDIDATES = "PreemptionNoCandidates"
+    PENDING_PREEMPTION = "PendingPreemption"
+    FAILED_AFTER_NOMINATION = "FailedAfterNomination"
+    PREEMPTION_FAILED = "PreemptionFailed"
+
+
+@attrs.frozen
+class Event:
+    """A Kubernetes event the cycle records (SC-EVT-1)."""
+
+    namespace: str
+    name: str
+    type: str
+    reason: str
+    message: str
+
+
+def truncate_condition_message(message: str) -> str:
+    """SC-MSG-3: cut to 32768 bytes (first 32764 bytes + `` ...``)."""
+    return _truncate(message, _CONDITION_LIMIT)
+
+
+def truncate_event_message(message: str) -> str:
+    """SC-EVT-1: cut to 1024 bytes (first 1020 bytes + `` ...``)."""
+    return _truncate(message, _EVENT_LIMIT)
+
+
+def _truncate(message: str, limit: int) -> str:
+    raw = message.encode()
+    if len(raw) <= limit:
+        return message
+    return raw[: limit - 4].decode(errors="ignore") + " ..."
+
+
+def set_condition(
+    conditions: Sequence[Condition],
+    type_: str,
+    status: str,
+    reason: str,
+    message: str,
+    now: datetime,
+    generation: int,
+) -> tuple[Condition, ...]:
+    """Kubernetes ``SetStatusCondition``: the transition time changes only with the status."""
+    out: list[Condition] = []
+    found = False
+    for c in conditions:
+        if c.type != type_:
+            out.append(c)
+            continue
+        found = True
+        at = c.last_transition_time if c.status == status else now
+        out.append(Condition(type_, status, reason, at, message, generation))
+    if not found:
+        out.append(Condition(type_, status, reason, now, message, generation))
+    return tuple(out)
+
+
+def wait_seconds(now: datetime, since: datetime | None) -> str:
+    """SC-EVT-1 ``<S>``: whole seconds, Go ``%.0f`` (half to even), saturating at 2^63-1 ns."""
+    if since is None:
+        ns = _MAX_DURATION_NS
+    else:
+        delta = now - since
+        ns = (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
+        ns = max(-_MAX_DURATION_NS - 1, min(_MAX_DURATION_NS, ns))
+    return f"{round(ns / 1e9):.0f}"
+
+
+def conditions_sorted(conditions: Iterable[Condition]) -> list[Condition]:
+    return sorted(conditions, key=lambda c: c.type)

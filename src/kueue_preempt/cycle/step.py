@@ -1,0 +1,828 @@
+"""One Kueue scheduling cycle as a pure function (SC-CY-*, SC-NOM-*, SC-PE-*, SC-AD-*, SC-PR-*).
+
+:func:`schedule_cycle` takes the cluster, the queue memory and the time, and returns what the
+cycle did — per head: admitted, preempting, waiting, skipped or rejected, with the conditions,
+events and metrics Kueue writes — together with the cluster and queue state after it. Nothing
+passed in is mutated; the only mutable object is the cycle-local quota snapshot (SC-CY-6).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Hashable, Iterable, Mapping
+
+import attrs
+
+from .._frozen import FrozenMap, frozen_map
+from .._time import ZERO_TIME, micros
+from ..errors import InvalidModel
+from ..flavors import ResourceFlavor
+from ..model import (
+    ClusterQueue,
+    Cohort,
+    Condition,
+    EvictionStat,
+    FlavorResource,
+    PodSetUsage,
+    PreemptionPolicy,
+    Target,
+    Workload,
+)
+from ..policy import queue_order_timestamp
+from ..priority import effective_priority, priority_info
+from ..quantity import UNLIMITED
+from ..quota import Snapshot
+from .cluster import ClusterState, QueueingStrategy, StopPolicy
+from .config import CycleConfig
+from .entry import Entry, Mode, Nomination, Outcome
+from .nominate import nominate
+from .order import classic_entry_order
+from .queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
+from .selectors import selects
+from .status import (
+    MSG_DEFERRED_FIT,
+    MSG_NO_LONGER_FITS,
+    MSG_OVERLAPPING,
+    Event,
+    RequeueReason,
+    set_condition,
+    truncate_condition_message,
+    truncate_event_message,
+    wait_seconds,
+)
+from .tournament import fair_pop
+from .validation import limit_range_violation, limits_violation
+
+__all__ = [
+    "HeadResult",
+    "CycleResult",
+    "schedule_cycle",
+    "initial_queue_state",
+    "shape_hash",
+    "queue_of",
+]
+
+_IMMEDIATE = {
+    QueueingStrategy.STRICT_FIFO: frozenset(r for r in RequeueReason if r is not RequeueReason.NAMESPACE_MISMATCH),
+    QueueingStrategy.BEST_EFFORT_FIFO: frozenset(
+        {RequeueReason.FAILED_AFTER_NOMINATION, RequeueReason.PENDING_PREEMPTION, RequeueReason.PREEMPTION_FAILED}
+    ),
+}
+
+
+@attrs.frozen
+class HeadResult:
+    """What the cycle did with one head, and why.
+
+    ``queue`` is where the workload waits afterwards: ``"active"``, ``"inadmissible"``, or
+    ``None`` (admitted, or dropped because it is no longer queueable). ``reason``/``message``
+    are the ``QuotaReserved=False`` condition written for a pending head (SC-MSG-1), empty for
+    an admitted one. ``admission`` holds the pod-set assignments of an admitted head (SC-AD-1).
+    """
+
+    key: str
+    cluster_queue: str
+    outcome: Outcome
+    requeue_reason: RequeueReason | None
+    queue: str | None
+    reason: str
+    message: str
+    mode: Mode | None
+    borrowing: int
+    admission: tuple[PodSetUsage, ...] | None
+    targets: tuple[Target, ...]
+
+
+def _frozen_counts(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    return frozen_map(value)
+
+
+def _frozen_recomputations(value: Mapping[tuple[str, str], int]) -> FrozenMap[tuple[str, str], int]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class CycleResult:
+    """The outcome of one cycle and the state after it.
+
+    ``heads`` are in head order (SC-CY-2); ``results`` in processing order, rejected heads
+    last (SC-CY-5). ``skipped_preemptions`` holds the gauge values this cycle wrote
+    (SC-MET-2: only ClusterQueues with a skip); ``recomputations`` counts SC-MET-1 by
+    ``(cluster_queue, result)``; ``attempt`` is SC-MET-3's label, ``None`` when the cycle had
+    no head (it then did not run at all, SC-CY-1).
+    """
+
+    cycle: int
+    now: datetime
+    heads: tuple[str, ...]
+    results: tuple[HeadResult, ...]
+    events: tuple[Event, ...]
+    skipped_preemptions: FrozenMap[str, int] = attrs.field(converter=_frozen_counts)
+    recomputations: FrozenMap[tuple[str, str], int] = attrs.field(converter=_frozen_recomputations)
+    attempt: str | None
+    cluster: ClusterState
+    queues: QueueState
+    changed: frozenset[str]
+    """Keys of the workloads whose object the cycle changed."""
+
+    @property
+    def admitted(self) -> tuple[str, ...]:
+        return tuple(r.key for r in self.results if r.outcome is Outcome.ADMITTED)
+
+    @property
+    def preempted(self) -> tuple[Target, ...]:
+        return tuple(t for r in self.results for t in r.targets if r.outcome is Outcome.PREEMPTING)
+
+    def result(self, key: str) -> HeadResult | None:
+        for r in self.results:
+            if r.key == key:
+                return r
+        return None
+
+
+# ----------------------------------------------------------------------------- cluster lookups
+
+
+class _Cluster:
+    """Read-only indexes over a :class:`ClusterState` (built once per cycle)."""
+
+    def __init__(self, cluster: ClusterState) -> None:
+        self.state = cluster
+        self.workloads: dict[str, Workload] = {}
+        for w in cluster.workloads:
+            if w.key in self.workloads:
+                raise InvalidModel(f"Workload {w.key}", "name", "duplicate workload key")
+            self.workloads[w.key] = w
+        self.cqs: dict[str, ClusterQueue] = {cq.name: cq for cq in cluster.cluster_queues}
+        self.lqs = {lq.key: lq for lq in cluster.local_queues}
+        self.namespaces = {ns.name: ns for ns in cluster.namespaces}
+        if cluster.flavors:
+            self.flavors: dict[str, ResourceFlavor] = {f.name: f for f in cluster.flavors}
+        else:  # flavors not modelled: every flavor a ClusterQueue names exists
+            names = {fr.flavor for cq in cluster.cluster_queues for fr in cq.quotas}
+            names |= {f.name for cq in cluster.cluster_queues for g in cq.resource_groups for f in g.flavors}
+            self.flavors = {n: ResourceFlavor(n) for n in sorted(names)}
+        self.cyclic = _cyclic_cohorts(cluster.cohorts)
+
+    def namespace_labels(self, name: str) -> Mapping[str, str] | None:
+        if not self.state.namespaces:
+            return {}
+        ns = self.namespaces.get(name)
+        return None if ns is None else ns.labels
+
+    def gives_heads(self, cq: str) -> bool:
+        """SC-ST-4: stopPolicy None and every flavor it names exists."""
+        spec = self.cqs.get(cq)
+        if spec is None or self.state.settings(cq).stop_policy is not StopPolicy.NONE:
+            return False
+        flavors = {fr.flavor for fr in spec.quotas} | {f.name for g in spec.resource_groups for f in g.flavors}
+        return flavors <= self.flavors.keys()
+
+    def in_cohort_cycle(self, cq: str) -> bool:
+        spec = self.cqs.get(cq)
+        return spec is not None and spec.cohort is not None and spec.cohort in self.cyclic
+
+
+def _cyclic_cohorts(cohorts: Iterable[Cohort]) -> frozenset[str]:
+    """Cohorts on, or below, a parent cycle (SC-ST-4): their trees are left out of the snapshot."""
+    parent = {c.name: c.parent for c in cohorts}
+    bad: set[str] = set()
+    for start in parent:
+        seen: list[str] = []
+        node: str | None = start
+        while node is not None and node not in seen and node not in bad:
+            seen.append(node)
+            node = parent.get(node)
+        if node is not None and (node in seen or node in bad):
+            bad.update(seen)
+    return frozenset(bad)
+
+
+def queue_of(cluster: ClusterState, workload: Workload) -> str | None:
+    """SC-ST-1: the ClusterQueue a pending workload is queued in, via its LocalQueue."""
+    return _queue_of(_Cluster(cluster), workload)
+
+
+def _queue_of(c: _Cluster, w: Workload) -> str | None:
+    if not w.local_queue:
+        return None
+    lq = c.lqs.get(f"{w.namespace}/{w.local_queue}")
+    if lq is None or lq.stop_policy is not StopPolicy.NONE or lq.cluster_queue not in c.cqs:
+        return None
+    return lq.cluster_queue
+
+
+def _finished(w: Workload) -> bool:
+    finished = w.condition("Finished")
+    return finished is not None and finished.is_true
+
+
+def _charged(c: _Cluster, w: Workload) -> bool:
+    """SC-ST-6 / DM-7: holds a reservation, active and not finished."""
+    return bool(w.cluster_queue) and c.state.status(w.key).active and not _finished(w)
+
+
+def _queueable(c: _Cluster, w: Workload) -> bool:
+    """SC-ST-2 (the parts the model carries): not charged, active, not finished."""
+    if w.cluster_queue:
+        return False
+    return c.state.status(w.key).active and not _finished(w)
+
+
+def shape_hash(workload: Workload, config: CycleConfig) -> Hashable:
+    """SC-RQ-8 [D]: EP and, per pod set, everything that makes two workloads schedule alike."""
+    return (
+        effective_priority(workload, boost_enabled=config.preemption.priority_boost),
+        tuple(
+            (
+                ps.name,
+                ps.count,
+                ps.requests,
+                ps.min_count,
+                ps.node_selector,
+                ps.required_node_affinity,
+                ps.tolerations,
+                ps.pod_set_group,
+                ps.topology_request,
+            )
+            for ps in workload.spec_pod_sets
+        ),
+    )
+
+
+def initial_queue_state(cluster: ClusterState, config: CycleConfig = CycleConfig()) -> QueueState:
+    """The queue memory right after Kueue starts (SC-ST-1): every queueable pending workload
+    in its ClusterQueue's active set, no scan progress, no failed hashes.
+
+    A pending workload whose ``QuotaReserved=False`` condition has reason
+    ``WaitingForPreemptedWorkloads`` is waiting for its victims: it becomes its ClusterQueue's
+    preemptor marker (SC-RQ-6; the latest such condition wins, then the smaller key).
+    """
+    c = _Cluster(cluster)
+    active: dict[str, set[str]] = {}
+    waiting: dict[str, tuple[int, str]] = {}
+    for w in cluster.workloads:
+        if not _queueable(c, w):
+            continue
+        cq = _queue_of(c, w)
+        if cq is None:
+            continue
+        active.setdefault(cq, set()).add(w.key)
+        qr = w.condition("QuotaReserved")
+        if qr is not None and not qr.is_true and qr.reason == "WaitingForPreemptedWorkloads":
+            at = -micros(qr.last_transition_time or ZERO_TIME)
+            if cq not in waiting or (at, w.key) < waiting[cq]:
+                waiting[cq] = (at, w.key)
+    queues: dict[str, ClusterQueueQueue] = {}
+    for cq, keys in active.items():
+        marker = None
+        if cq in waiting:
+            key = waiting[cq][1]
+            sticky = cluster.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO
+            marker = PreemptorMarker(key, cluster.status(key).generation, sticky)
+        queues[cq] = ClusterQueueQueue(active=keys, preemptor=marker)
+    return QueueState(queues=queues)
+
+
+# ----------------------------------------------------------------------------- the cycle
+
+
+def _queue_key(c: _Cluster, key: str, q: ClusterQueueQueue, config: CycleConfig) -> tuple[int, int, int, str, str]:
+    """SC-QO-1 (AFS criterion not modelled): sticky preemptor, EP, QOT, uid, key."""
+    w = c.workloads[key]
+    sticky = q.preemptor is not None and q.preemptor.sticky and q.preemptor.key == key
+    return (
+        0 if sticky else 1,
+        -effective_priority(w, boost_enabled=config.preemption.priority_boost),
+        micros(queue_order_timestamp(w, config.preemption)),
+        w.uid,
+        key,
+    )
+
+
+def _snapshot(c: _Cluster) -> Snapshot:
+    """SC-ST-6: every ClusterQueue outside a cohort cycle, with its charged workloads.
+
+    Stopped ClusterQueues and those naming a missing flavor stay in the snapshot: their quota
+    and usage still count at cohort level (SC-ST-5); they only give no heads.
+    """
+    cqs = [cq for cq in c.state.cluster_queues if not c.in_cohort_cycle(cq.name)]
+    names = {cq.name for cq in cqs}
+    cohorts = [co for co in c.state.cohorts if co.name not in c.cyclic]
+    charged = [w for w in c.state.workloads if w.cluster_queue in names and _charged(c, w)]
+    return Snapshot(cqs, cohorts, charged, priority_classes=c.state.priority_classes)
+
+
+def _outdated(progress: ScanProgress, shape: Hashable, cycle: int, generation: int, config: CycleConfig) -> bool:
+    """SC-FR-3."""
+    if config.preserve_scan_progress:
+        if progress.shape is not None and shape is not None and progress.shape != shape:
+            return True
+        if cycle - progress.cycle <= 1:
+            return False
+    return generation > progress.generation
+
+
+class _Cycle:
+    """The mutable bookkeeping of one cycle (SC-CY-6); discarded when the cycle ends."""
+
+    def __init__(self, cluster: ClusterState, queues: QueueState, config: CycleConfig, now: datetime) -> None:
+        self.c = _Cluster(cluster)
+        self.queues = queues
+        self.config = config
+        self.now = now
+        self.number = queues.cycle + 1
+        self.qmap: dict[str, ClusterQueueQueue] = dict(queues.queues)
+        self.progress: dict[str, ScanProgress] = dict(queues.scan_progress)
+        self.workloads: dict[str, Workload] = dict(self.c.workloads)
+        self.statuses = dict(cluster.statuses)
+        self.changed: set[str] = set()
+        self.events: list[Event] = []
+        self.skips: dict[str, int] = {}
+        self.recomputations: dict[tuple[str, str], int] = {}
+        self.preempted: dict[str, Workload] = {}  # P, by key
+        self.bumped: set[str] = set()
+
+    # ------------------------------------------------------------------ heads and nomination
+
+    def pop_heads(self) -> list[Entry]:
+        heads: list[Entry] = []
+        for name in sorted(self.qmap):  # [D] CQ-name order (SC-CY-2)
+            q = self.qmap[name]
+            if not q.active or not self.c.gives_heads(name):
+                continue
+            keys = [k for k in q.active if k in self.c.workloads]
+            if not keys:
+                continue
+            head = min(keys, key=lambda k: self._qkey(k, q))
+            self.qmap[name] = attrs.evolve(q, active=q.active - {head})
+            marker = q.preemptor
+            w = self.c.workloads[head]
+            is_preemptor = (
+                marker is not None
+                and marker.key == head
+                and marker.generation == self.c.state.status(head).generation
+            )
+            heads.append(Entry(workload=w, cluster_queue=name, is_preemptor=is_preemptor))
+        return heads
+
+    def _qkey(self, key: str, q: ClusterQueueQueue) -> tuple[int, int, int, str, str]:
+        return _queue_key(self.c, key, q, self.config)
+
+    def check(self, e: Entry, snapshot: Snapshot) -> bool:
+        """SC-NOM-1: first failing check wins; a failing head is an inadmissible entry."""
+        w, cq = e.workload, e.cluster_queue
+        if self.c.in_cohort_cycle(cq) or not snapshot.has_cluster_queue(cq):
+            return self._reject(e, "Suspended", f"ClusterQueue {cq} is inactive")
+        labels = self.c.namespace_labels(w.namespace)
+        if labels is None:
+            return self._reject(
+                e,
+                "Misconfigured",
+                f'workload namespace "{w.namespace}" does not exist: namespaces "{w.namespace}" not found',
+            )
+        if not selects(self.c.state.settings(cq).namespace_selector, labels):
+            e.requeue_reason = RequeueReason.NAMESPACE_MISMATCH
+            return self._reject(e, "Misconfigured", "workload namespace doesn't match ClusterQueue selector")
+        limits = self.c.state.status(w.key).limits
+        msg = limits_violation(w.spec_pod_sets, limits)
+        if msg is None:
+            ranges = [r for r in self.c.state.limit_ranges if r.namespace == w.namespace]
+            msg = limit_range_violation(w.spec_pod_sets, limits, ranges) if ranges else None
+        if msg is not None:
+            return self._reject(e, "Misconfigured", msg)
+        return True
+
+    def _reject(self, e: Entry, reason: str, message: str) -> bool:
+        e.outcome = Outcome.REJECTED
+        e.reason, e.message = reason, message
+        # Progress kept from an earlier cycle survives a rejection (SC-NOM-3, SC-RQ-5(b)).
+        e.progress = self.progress.get(e.key)
+        return False
+
+    def nominate(self, e: Entry, snapshot: Snapshot) -> None:
+        """SC-NOM-2, resuming the scan from a progress that is not outdated (SC-FR-3)."""
+        shape = shape_hash(e.workload, self.config)
+        progress = self.progress.get(e.key)
+        generation = self.queues.generation(e.cluster_queue)
+        if progress is not None and _outdated(progress, shape, self.number, generation, self.config):
+            progress = None
+        nom = nominate(e.workload, e.cluster_queue, snapshot, self.c.flavors, self.config, self.now, progress=progress)
+        e.nomination = self._stamp(nom, shape, generation)
+        e.progress = e.nomination.progress
+        e.message = nom.message
+
+    def _stamp(self, nom: Nomination, shape: Hashable, generation: int) -> Nomination:
+        if nom.progress is None:
+            return nom
+        p = attrs.evolve(nom.progress, generation=generation, cycle=self.number, shape=shape)
+        return attrs.evolve(nom, progress=p)
+
+    # ------------------------------------------------------------------ processing (SC-PE-*)
+
+    def _fits(self, snapshot: Snapshot, cq: str, usage: Mapping[FlavorResource, int], targets: Iterable[Target]) -> bool:
+        """Q-14 on the snapshot with the usage of P ∪ T removed, each victim once (SC-PE-1)."""
+        victims = dict(self.preempted)
+        for t in targets:
+            victims.setdefault(t.workload.key, t.workload)
+        node = snapshot.cluster_queue(cq)
+        with snapshot.preserved():
+            for w in victims.values():
+                if snapshot.has_cluster_queue(w.cluster_queue) and w.key in snapshot.cluster_queue(w.cluster_queue).workloads:
+                    snapshot.remove_workload(w)
+            return snapshot.fits(node, usage, allow_borrowing=True)
+
+    def _overlaps(self, targets: Iterable[Target]) -> bool:
+        return any(t.workload.key in self.preempted for t in targets)
+
+    def process(self, e: Entry, snapshot: Snapshot) -> None:
+        nom = e.nomination
+        assert nom is not None
+        cq = e.cluster_queue
+        if self.config.recompute_on_targets_overlap and self._overlaps(nom.targets):
+            nom = self._recompute(e, nom, snapshot)
+            e.nomination = nom
+        fits = self._fits(snapshot, cq, nom.usage, nom.targets)
+        if nom.mode is Mode.NO_FIT:
+            self._pending(e, RequeueReason.NO_FIT, Outcome.NO_FIT, nom.no_fit_reason, nom.message)
+            return
+        if nom.mode is Mode.PREEMPT and not nom.targets:
+            self._pending(e, RequeueReason.PREEMPTION_NO_CANDIDATES, Outcome.NO_CANDIDATES, "WaitingForQuota", nom.message)
+            self._reserve(e, nom, snapshot)
+            return
+        if nom.mode is Mode.DEFERRED_FIT:
+            self._pending(e, RequeueReason.PENDING_PREEMPTION, Outcome.DEFERRED_FIT, "WaitingForPreemptedWorkloads", MSG_DEFERRED_FIT)
+            e.progress = None
+            snapshot.add_usage(snapshot.cluster_queue(cq), nom.usage)
+            return
+        if self._overlaps(nom.targets):
+            self._skip(e, MSG_OVERLAPPING)
+            self.skips[cq] = self.skips.get(cq, 0) + 1
+            return
+        if not fits:
+            self._skip(e, MSG_NO_LONGER_FITS)
+            if nom.mode is Mode.PREEMPT:
+                self.skips[cq] = self.skips.get(cq, 0) + 1
+            return
+        for t in nom.targets:
+            self.preempted[t.workload.key] = t.workload
+        snapshot.add_usage(snapshot.cluster_queue(cq), nom.usage)
+        if nom.mode is Mode.PREEMPT:
+            self._issue(e, nom)
+            e.progress = None
+            return
+        self._admit(e, nom)
+
+    def _pending(self, e: Entry, requeue: RequeueReason, outcome: Outcome, reason: str, message: str) -> None:
+        e.requeue_reason, e.outcome, e.reason, e.message = requeue, outcome, reason, message
+
+    def _skip(self, e: Entry, message: str) -> None:
+        self._pending(e, RequeueReason.FAILED_AFTER_NOMINATION, Outcome.SKIPPED, "WaitingForQuota", message)
+        if not self.config.preserve_scan_progress:
+            e.progress = None  # SC-FR-5
+
+    def _recompute(self, e: Entry, nom: Nomination, snapshot: Snapshot) -> Nomination:
+        """SC-PE-3: this cycle's victims removed, flavors pinned, scan from the start."""
+        with snapshot.preserved():
+            for w in self.preempted.values():
+                if snapshot.has_cluster_queue(w.cluster_queue) and w.key in snapshot.cluster_queue(w.cluster_queue).workloads:
+                    snapshot.remove_workload(w)
+            new = nominate(
+                e.workload, e.cluster_queue, snapshot, self.c.flavors, self.config, self.now, progress=None, pins=nom.pins
+            )
+        shape = shape_hash(e.workload, self.config)
+        new = self._stamp(new, shape, self.queues.generation(e.cluster_queue))
+        e.progress = new.progress
+        if new.mode is Mode.FIT:
+            new = attrs.evolve(new, mode=Mode.DEFERRED_FIT)
+            result = "deferred_fit"
+        elif new.targets and not self._overlaps(new.targets) and self._fits(
+            snapshot, e.cluster_queue, new.usage, new.targets
+        ):
+            result = "new_targets"
+        else:
+            result = "skipped"
+        k = (e.cluster_queue, result)
+        self.recomputations[k] = self.recomputations.get(k, 0) + 1
+        return new
+
+    def _reserve(self, e: Entry, nom: Nomination, snapshot: Snapshot) -> None:
+        """SC-PE-2: capacity held by a Preempt entry without targets."""
+        spec = self.c.cqs[e.cluster_queue]
+        can_always_reclaim = spec.preemption.reclaim_within_cohort is PreemptionPolicy.ANY
+        if can_always_reclaim and not (self.config.prioritize_preemptor_workloads and e.is_preemptor):
+            return
+        node = snapshot.cluster_queue(e.cluster_queue)
+        reserve: dict[FlavorResource, int] = {}
+        for fr, u in nom.usage.items():
+            quota = node.quotas.get(fr)
+            n = quota.nominal if quota is not None else 0
+            c = node.usage.get(fr, 0)
+            if nom.borrowing > 0:
+                bl = quota.borrowing_limit if quota is not None else None
+                reserve[fr] = u if bl is None or node.parent is None else min(u, n + bl - c)
+            else:
+                reserve[fr] = max(0, min(u, n - c))
+        snapshot.add_usage(node, reserve)
+
+    # ------------------------------------------------------------------ writes
+
+    def _set_workload(self, w: Workload) -> None:
+        self.workloads[w.key] = w
+        self.changed.add(w.key)
+
+    def _issue(self, e: Entry, nom: Nomination) -> None:
+        """SC-PR-1 with MSG-5..7: already-evicted targets count without a write."""
+        preemptor = self.workloads[e.key]
+        boost = self.config.preemption.priority_boost
+        pi = priority_info(preemptor, boost_enabled=boost)
+        counted = 0
+        for t in nom.targets:
+            victim = self.workloads.get(t.workload.key, t.workload)
+            counted += 1
+            ev = victim.condition("Evicted")
+            if ev is not None and ev.is_true:
+                continue
+            gen = self.c.state.status(victim.key).generation
+            msg = truncate_condition_message(t.message)
+            conds = set_condition(victim.conditions, "Evicted", "True", "Preempted", msg, self.now, gen)
+            conds = set_condition(conds, "Preempted", "True", t.reason.value, msg, self.now, gen)
+            stats = list(victim.evictions)
+            for i, s in enumerate(stats):
+                if s.reason == "Preempted" and s.underlying_cause == "":
+                    stats[i] = EvictionStat("Preempted", "", s.count + 1)
+                    break
+            else:
+                stats.append(EvictionStat("Preempted", "", 1))
+            self._set_workload(attrs.evolve(victim, conditions=conds, evicted=True, evictions=stats))
+            self.bumped.add(victim.cluster_queue)
+            vi = priority_info(victim, boost_enabled=boost)
+            prio = (
+                f"; preemptor effective priority: {pi.effective} (base: {pi.base}, boost: {pi.boost})"
+                f"; preemptee effective priority: {vi.effective} (base: {vi.base}, boost: {vi.boost})"
+            )
+            self._event(victim, "Normal", "EvictedDueToPreempted", t.message)
+            self._event(victim, "Normal", "Preempted", t.message + prio)
+            name = f"{victim.namespace}/{victim.name}" if victim.namespace else victim.name
+            uid = victim.uid or "UNKNOWN"
+            self._event(
+                preemptor,
+                "Normal",
+                "PreemptedWorkload",
+                f"Preempted workload {name} (UID: {uid}) in ClusterQueue {victim.cluster_queue}" + prio,
+            )
+        e.counted_targets = counted
+        suffix = f". Pending the preemption of {counted} workload(s)"
+        self._pending(e, RequeueReason.PENDING_PREEMPTION, Outcome.PREEMPTING, "WaitingForPreemptedWorkloads", nom.message + suffix)
+
+    def _admit(self, e: Entry, nom: Nomination) -> None:
+        """SC-AD-1/2 and the admission events of SC-EVT-1."""
+        w = self.workloads[e.key]
+        cq = e.cluster_queue
+        status = self.c.state.status(e.key)
+        gen = status.generation
+        conds: tuple[Condition, ...] = w.conditions
+        conds = set_condition(conds, "QuotaReserved", "True", "QuotaReserved", f"Quota reserved in ClusterQueue {cq}", self.now, gen)
+        for c in list(conds):
+            if c.type in ("Evicted", "Preempted") and c.is_true:
+                conds = set_condition(conds, c.type, "False", "QuotaReserved", f"Previously: {c.message}", self.now, gen)
+        checks_ready = all(ac.state == "Ready" for ac in status.admission_checks)
+        if checks_ready:
+            conds = set_condition(conds, "Admitted", "True", "Admitted", "The workload is admitted", self.now, gen)
+        else:
+            conds = set_condition(
+                conds, "Admitted", "False", "UnsatisfiedAdmissionChecks", "The workload has not all checks ready", self.now, gen
+            )
+        admitted = attrs.evolve(
+            w, cluster_queue=cq, pod_sets=nom.pod_sets, quota_reserved_at=self.now, conditions=conds, evicted=False
+        )
+        self._set_workload(admitted)
+        self.bumped.add(cq)
+        e.outcome = Outcome.ADMITTED
+        e.requeue_reason = RequeueReason.GENERIC
+        e.reason, e.message = "", ""
+        e.progress = None
+        requeued = w.condition("Requeued")
+        since = requeued.last_transition_time if requeued is not None else (w.creation_time or ZERO_TIME)
+        text = f"Quota reserved in ClusterQueue {cq}, wait time since queued was {wait_seconds(self.now, since)}s"
+        if nom.flavors_considered:
+            text += f"; Flavors considered: {nom.flavors_considered}"
+        self._event(w, "Normal", "QuotaReserved", text)
+        if checks_ready:
+            self._event(w, "Normal", "Admitted", f"Admitted by ClusterQueue {cq}, wait time since reservation was 0s")
+
+    def _event(self, w: Workload, type_: str, reason: str, message: str) -> None:
+        self.events.append(Event(w.namespace, w.name, type_, reason, truncate_event_message(message)))
+
+    # ------------------------------------------------------------------ end of cycle (SC-CY-7)
+
+    def requeue(self, e: Entry) -> str | None:
+        """SC-RQ-5 plus the status write of SC-MSG-3; returns the set the workload ends in."""
+        w = self.workloads[e.key]
+        if e.nomination is not None and e.requeue_reason is RequeueReason.GENERIC:
+            e.requeue_reason = RequeueReason.FAILED_AFTER_NOMINATION
+        self._write_pending(e)
+        w = self.workloads[e.key]
+        cq = e.cluster_queue
+        q = self.qmap.get(cq) or ClusterQueueQueue()
+        if e.progress is not None:
+            self.progress[e.key] = e.progress
+        else:
+            self.progress.pop(e.key, None)
+        if not _queueable(self.c, w) or _queue_of(self.c, w) != cq:
+            self.qmap[cq] = q.without(e.key)
+            self.progress.pop(e.key, None)
+            return None
+        strategy = self.c.state.settings(cq).strategy
+        if e.requeue_reason is RequeueReason.PENDING_PREEMPTION:
+            q = attrs.evolve(
+                q,
+                preemptor=PreemptorMarker(
+                    e.key, self.c.state.status(e.key).generation, strategy is QueueingStrategy.BEST_EFFORT_FIFO
+                ),
+            )
+        immediate = e.requeue_reason in _IMMEDIATE[strategy]
+        pending_flavors = e.progress is not None and e.progress.has_pending_flavors
+        if self._backoff_expired(w) and (immediate or pending_flavors):
+            q = attrs.evolve(q, active=q.active | {e.key}, inadmissible=q.inadmissible - {e.key})
+            where = "active"
+        elif e.key in q.active:
+            where = "active"
+        elif e.key in q.inadmissible:
+            where = "inadmissible"
+        else:
+            q = attrs.evolve(q, inadmissible=q.inadmissible | {e.key})
+            where = "inadmissible"
+            if (
+                self.config.scheduling_equivalence_hashing
+                and strategy is QueueingStrategy.BEST_EFFORT_FIFO
+                and e.requeue_reason in (RequeueReason.NO_FIT, RequeueReason.PREEMPTION_NO_CANDIDATES)
+            ):
+                q = self._bulk_move(q, shape_hash(w, self.config))
+        self.qmap[cq] = q
+        return where
+
+    def _bulk_move(self, q: ClusterQueueQueue, shape: Hashable) -> ClusterQueueQueue:
+        """SC-RQ-8: park every active workload with the failed head's shape."""
+        same = frozenset(k for k in q.active if k in self.workloads and shape_hash(self.workloads[k], self.config) == shape)
+        return attrs.evolve(
+            q, active=q.active - same, inadmissible=q.inadmissible | same, failed_hashes=q.failed_hashes | {shape}
+        )
+
+    def _backoff_expired(self, w: Workload) -> bool:
+        """SC-RQ-2."""
+        requeued = w.condition("Requeued")
+        if requeued is not None and requeued.status == "False":
+            return False
+        at = self.c.state.status(w.key).requeue_at
+        return at is None or self.now >= at
+
+    def _write_pending(self, e: Entry) -> None:
+        """SC-MSG-3: QuotaReserved=False, Admitted=False, resourceRequests; SC-EVT-1 item 3."""
+        w = self.workloads[e.key]
+        status = self.c.state.status(e.key)
+        gen = status.generation
+        obs = self.config.unadmitted_workloads_observability
+        reason = e.reason if obs else "Pending"
+        message = truncate_condition_message(e.message)
+        conds = set_condition(w.conditions, "QuotaReserved", "False", reason, message, self.now, gen)
+        admitted = w.condition("Admitted")
+        if obs or (admitted is not None and admitted.is_true):
+            conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", self.now, gen)
+        requests = tuple(
+            (ps.name, {r: _mul(v, ps.count) for r, v in ps.requests.items()}) for ps in w.spec_pod_sets
+        )
+        new_status = attrs.evolve(status, resource_requests=requests)
+        if conds != w.conditions:
+            self._set_workload(attrs.evolve(w, conditions=conds))
+        if new_status != status:
+            self.statuses[e.key] = new_status
+            self.changed.add(e.key)
+        self._event(w, "Warning", reason, e.message)
+
+    # ------------------------------------------------------------------ result
+
+    def result(self, heads: list[Entry], ordered: list[Entry], rejected: list[Entry], where: dict[str, str | None]) -> CycleResult:
+        results = []
+        for e in ordered + rejected:
+            nom = e.nomination
+            results.append(
+                HeadResult(
+                    key=e.key,
+                    cluster_queue=e.cluster_queue,
+                    outcome=e.outcome,
+                    requeue_reason=None if e.outcome is Outcome.ADMITTED else e.requeue_reason,
+                    queue=where.get(e.key),
+                    reason=e.reason,
+                    message=e.message,
+                    mode=nom.mode if nom is not None else None,
+                    borrowing=nom.borrowing if nom is not None else 0,
+                    admission=self.workloads[e.key].pod_sets if e.outcome is Outcome.ADMITTED else None,
+                    targets=nom.targets if nom is not None and e.outcome is Outcome.PREEMPTING else (),
+                )
+            )
+        generations = dict(self.queues.generations)
+        for cq in self.bumped:  # SC-FR-4 / SC-SIM-13.6: after the cycle
+            generations[cq] = generations.get(cq, 0) + 1
+        for e in ordered:
+            if e.outcome is Outcome.ADMITTED:
+                q = self.qmap.get(e.cluster_queue)
+                if q is not None and q.preemptor is not None and q.preemptor.key == e.key:
+                    self.qmap[e.cluster_queue] = attrs.evolve(q, preemptor=None)  # SC-RQ-6
+                self.progress.pop(e.key, None)
+        queues = QueueState(
+            queues={k: v for k, v in self.qmap.items() if v != ClusterQueueQueue()},
+            scan_progress=self.progress,
+            cycle=self.number,
+            generations=generations,
+        )
+        order = {k: i for i, k in enumerate(w.key for w in self.c.state.workloads)}
+        cluster = attrs.evolve(
+            self.c.state,
+            workloads=sorted(self.workloads.values(), key=lambda w: order.get(w.key, len(order))),
+            statuses=self.statuses,
+        )
+        attempt = "success" if any(e.outcome is Outcome.ADMITTED for e in ordered) else "inadmissible"
+        return CycleResult(
+            cycle=self.number,
+            now=self.now,
+            heads=tuple(e.key for e in heads),
+            results=tuple(results),
+            events=tuple(self.events),
+            skipped_preemptions=self.skips,
+            recomputations=self.recomputations,
+            attempt=attempt,
+            cluster=cluster,
+            queues=queues,
+            changed=frozenset(self.changed),
+        )
+
+
+def _mul(v: int, n: int) -> int:
+    return min(v * n, UNLIMITED)  # saturating, as the requests Kueue prints (SC-MSG-3)
+
+
+def schedule_cycle(
+    cluster: ClusterState,
+    queues: QueueState | None = None,
+    config: CycleConfig = CycleConfig(),
+    now: datetime | None = None,
+) -> CycleResult:
+    """Run one Kueue scheduling cycle (SC-CY-1..7) and return what it did and the state after.
+
+    ``queues`` is the queue memory from the previous cycle (:attr:`CycleResult.queues`);
+    ``None`` means a freshly started Kueue (:func:`initial_queue_state`). ``now`` is the
+    cycle time written into conditions and events (default: the current UTC time).
+    Deterministic: heads in ClusterQueue-name order, stable entry sort, name-ordered
+    tournament (SC-SIM-11).
+    """
+    if now is None:
+        from datetime import timezone
+
+        now = datetime.now(timezone.utc)
+    if queues is None:
+        queues = initial_queue_state(cluster, config)
+    cy = _Cycle(cluster, queues, config, now)
+    heads = cy.pop_heads()
+    if not heads:  # SC-CY-1: no head, no cycle
+        return CycleResult(
+            cycle=queues.cycle,
+            now=now,
+            heads=(),
+            results=(),
+            events=(),
+            skipped_preemptions={},
+            recomputations={},
+            attempt=None,
+            cluster=cluster,
+            queues=queues,
+            changed=frozenset(),
+        )
+    snapshot = _snapshot(cy.c)
+    nominated: list[Entry] = []
+    rejected: list[Entry] = []
+    for e in heads:
+        if cy.check(e, snapshot):
+            cy.nominate(e, snapshot)
+            nominated.append(e)
+        else:
+            rejected.append(e)
+    if config.fair_sharing:
+        ordered: list[Entry] = []
+        remaining = list(nominated)
+        while remaining:
+            e = fair_pop(remaining, snapshot, config)
+            remaining.remove(e)
+            cy.process(e, snapshot)
+            ordered.append(e)
+        requeue_order = nominated  # head order (SC-CY-7)
+    else:
+        ordered = classic_entry_order(nominated, config)
+        for e in ordered:
+            cy.process(e, snapshot)
+        requeue_order = ordered
+    where: dict[str, str | None] = {}
+    for e in requeue_order + rejected:
+        if e.outcome is not Outcome.ADMITTED:
+            where[e.key] = cy.requeue(e)
+    return cy.result(heads, ordered, rejected, where)

@@ -1,0 +1,166 @@
+"""What happens to the queues between cycles (SC-IN-1/2, SC-EV-2/3, SC-FR-4).
+
+These are the controller-side transitions the conformance tests and the CLI need; the
+discrete-event simulator (``SC-T-*``) schedules them in time.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Iterable
+
+import attrs
+
+from ..model import Condition
+from .cluster import ClusterState
+from .queues import ClusterQueueQueue, QueueState
+from .selectors import selects
+from .status import set_condition
+
+__all__ = ["queue_inadmissible", "notify", "delete_workloads", "release_evicted"]
+
+
+def _namespace_matches(cluster: ClusterState, namespace: str, cq: str) -> bool:
+    if not cluster.namespaces:
+        labels: dict[str, str] | None = {}
+    else:
+        ns = next((n for n in cluster.namespaces if n.name == namespace), None)
+        labels = None if ns is None else dict(ns.labels)
+    return labels is not None and selects(cluster.settings(cq).namespace_selector, labels)
+
+
+def _backoff_expired(cluster: ClusterState, key: str, workload_conditions: Iterable[Condition], now: datetime) -> bool:
+    for c in workload_conditions:
+        if c.type == "Requeued" and c.status == "False":
+            return False
+    at = cluster.status(key).requeue_at
+    return at is None or now >= at
+
+
+def queue_inadmissible(
+    cluster: ClusterState, queues: QueueState, cluster_queues: Iterable[str] | None, now: datetime
+) -> QueueState:
+    """SC-IN-1 for each named ClusterQueue (``None``: all): clear its failed shape hashes and
+    move back to the active set every parked workload whose namespace still matches the
+    selector and whose backoff has expired."""
+    names = set(queues.queues) if cluster_queues is None else set(cluster_queues)
+    by_key = {w.key: w for w in cluster.workloads}
+    out = dict(queues.queues)
+    for name in names:
+        q = out.get(name)
+        if q is None:
+            continue
+        back = frozenset(
+            k
+            for k in q.inadmissible
+            if k in by_key
+            and _namespace_matches(cluster, by_key[k].namespace, name)
+            and _backoff_expired(cluster, k, by_key[k].conditions, now)
+        )
+        out[name] = attrs.evolve(
+            q, active=q.active | back, inadmissible=q.inadmissible - back, failed_hashes=frozenset()
+        )
+    return attrs.evolve(queues, queues=out)
+
+
+def notify(cluster: ClusterState, queues: QueueState, cluster_queue: str, now: datetime) -> QueueState:
+    """SC-IN-2: QueueInadmissible for the ClusterQueue, or for every CQ of its cohort tree."""
+    parents = {c.name: c.parent for c in cluster.cohorts}
+    cq_cohort = {cq.name: cq.cohort for cq in cluster.cluster_queues}
+
+    def root(cohort: str | None) -> str | None:
+        seen = set()
+        while cohort is not None and parents.get(cohort) is not None and cohort not in seen:
+            seen.add(cohort)
+            cohort = parents[cohort]
+        return cohort
+
+    start = cq_cohort.get(cluster_queue)
+    if start is None:
+        return queue_inadmissible(cluster, queues, [cluster_queue], now)
+    r = root(start)
+    tree = [name for name, co in cq_cohort.items() if co is not None and root(co) == r]
+    return queue_inadmissible(cluster, queues, tree, now)
+
+
+def _bump(queues: QueueState, cqs: Iterable[str]) -> QueueState:
+    gens = dict(queues.generations)
+    for cq in cqs:
+        gens[cq] = gens.get(cq, 0) + 1
+    return attrs.evolve(queues, generations=gens)
+
+
+def delete_workloads(cluster: ClusterState, queues: QueueState, keys: Iterable[str]) -> tuple[ClusterState, QueueState]:
+    """Remove workloads from the cluster and the queues; their quota is freed (SC-FR-4 bumps
+    the generation of the ClusterQueue they were charged to). No notify is issued here: call
+    :func:`notify` to model SC-IN-4's trigger."""
+    gone = set(keys)
+    charged = {w.cluster_queue for w in cluster.workloads if w.key in gone and w.cluster_queue}
+    new_cluster = attrs.evolve(
+        cluster,
+        workloads=[w for w in cluster.workloads if w.key not in gone],
+        statuses={k: v for k, v in cluster.statuses.items() if k not in gone},
+    )
+    qs = {
+        name: attrs.evolve(
+            q.without_all(gone),
+            preemptor=None if q.preemptor is not None and q.preemptor.key in gone else q.preemptor,
+        )
+        for name, q in queues.queues.items()
+    }
+    progress = {k: v for k, v in queues.scan_progress.items() if k not in gone}
+    return new_cluster, _bump(attrs.evolve(queues, queues=qs, scan_progress=progress), charged)
+
+
+def release_evicted(
+    cluster: ClusterState, queues: QueueState, now: datetime, keys: Iterable[str] | None = None
+) -> tuple[ClusterState, QueueState, list[str]]:
+    """SC-EV-2/3 with termination time 0 (SC-SIM-2): every charged workload with
+    ``Evicted=True`` (or those named) gives its quota back and returns to its queue.
+
+    At release ``QuotaReserved`` and ``Admitted`` become False, ``Requeued`` is set (True for
+    a preemption, reason = the eviction reason), the admission is cleared, and the workload
+    enters the active set of its ClusterQueue (a preemption has no backoff, SC-EV-4); then
+    every released ClusterQueue is notified (SC-IN-2, delay 0). Returns the released keys.
+    """
+    from .step import queue_of
+
+    wanted = None if keys is None else set(keys)
+    released: list[str] = []
+    notify_cqs: set[str] = set()
+    workloads = []
+    for w in cluster.workloads:
+        ev = w.condition("Evicted")
+        if not w.cluster_queue or ev is None or not ev.is_true or (wanted is not None and w.key not in wanted):
+            workloads.append(w)
+            continue
+        gen = cluster.status(w.key).generation
+        conds = set_condition(w.conditions, "QuotaReserved", "False", "Pending", ev.message, now, gen)
+        admitted = w.condition("Admitted")
+        if admitted is not None and admitted.is_true:
+            conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", now, gen)
+        requeued_status = "True" if ev.reason == "Preempted" else "False"
+        conds = set_condition(conds, "Requeued", requeued_status, ev.reason, ev.message, now, gen)
+        notify_cqs.add(w.cluster_queue)
+        workloads.append(attrs.evolve(w, cluster_queue="", pod_sets=(), quota_reserved_at=None, conditions=conds))
+        released.append(w.key)
+    new_cluster = attrs.evolve(cluster, workloads=workloads)
+    queues = _bump(queues, notify_cqs)
+    by_key = {w.key: w for w in new_cluster.workloads}
+    qs = dict(queues.queues)
+    for key in released:
+        w = by_key[key]
+        cq = queue_of(new_cluster, w)
+        if cq is None:
+            continue
+        q = qs.get(cq) or ClusterQueueQueue()
+        target_active = _backoff_expired(new_cluster, key, w.conditions, now)
+        if target_active:
+            q = attrs.evolve(q, active=q.active | {key}, inadmissible=q.inadmissible - {key})
+        else:
+            q = attrs.evolve(q, inadmissible=q.inadmissible | {key})
+        qs[cq] = q
+    queues = attrs.evolve(queues, queues=qs)
+    for cq in sorted(notify_cqs):
+        queues = notify(new_cluster, queues, cq, now)
+    return new_cluster, queues, released

@@ -1,0 +1,446 @@
+"""The discrete-event loop of the simulator (SC-T-1..SC-T-4, SC-SIM-3, SC-SIM-13).
+
+The loop owns *time*: the event queue, run times, releases and inadmissible-requeue runs. The
+*queues and the cycle* (active/inadmissible sets, preemptor markers, scan progress, flavor
+assignment, preemption) belong to a :class:`Scheduler` — a small protocol so the loop can be
+wired to the library's scheduling cycle (``schedule_cycle``, issue 19) without changing here;
+the tests drive it with a tiny fake scheduler.
+
+One instant (SC-T-2, SC-SIM-13 item 3):
+
+1. the events due at ``t``, as one batch: arrivals (file order), completions (quota released,
+   SC-SIM-6), releases of evicted workloads (with a positive termination time, SC-SIM-2),
+   then the due inadmissible-requeue runs (SC-IN-2);
+2. controllers (priority boost, preemption cost...) due at ``t`` reconcile;
+3. cycles until one changes nothing (SC-SIM-3, SC-T-3). With termination time 0, the victims of
+   a cycle are released right after it, before the next cycle (SC-SIM-13 item 1); a release or
+   completion notifies its root cohort (SC-IN-4), whose requeue run is scheduled ``delay``
+   seconds later — at once, before the next cycle, when the delay is 0 (SC-SIM-13 item 4);
+4. if the cycle cap ``10 × pending + 10`` is reached, a ``livelock`` event names the workloads
+   the last cycles touched (SC-SIM-13 item 5) and the loop moves on to the next instant.
+
+A re-admitted workload runs its full duration again (SC-SIM-13 item 2); a workload the dump
+shows admitted runs its ``remaining`` time, or until the end.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import Callable, Iterable, Protocol, Sequence
+
+import attrs
+
+from .._frozen import FrozenMap, frozen_map
+from ..errors import ConfigurationError
+from ..io import ClusterDump, ManifestError
+from ..model import FlavorResource
+from .arrivals import Arrival, Arrivals
+from .timeline import (
+    Admitted,
+    AdmittedPodSet,
+    Arrived,
+    Event,
+    Finished,
+    Inadmissible,
+    Livelock,
+    Preempted,
+    Released,
+    Requeued,
+)
+
+__all__ = [
+    "Admission",
+    "Eviction",
+    "Parked",
+    "CycleResult",
+    "Scheduler",
+    "Controller",
+    "SimulationOptions",
+    "SimulationResult",
+    "run_simulation",
+    "root_keys",
+]
+
+
+def _pod_sets(value: Iterable[AdmittedPodSet]) -> tuple[AdmittedPodSet, ...]:
+    return tuple(value)
+
+
+def _usage(value: dict[FlavorResource, int] | FrozenMap[FlavorResource, int]) -> FrozenMap[FlavorResource, int]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class Admission:
+    """A cycle reserved quota for ``workload`` in ``cluster_queue``."""
+
+    workload: str
+    cluster_queue: str
+    pod_sets: tuple[AdmittedPodSet, ...] = attrs.field(default=(), converter=_pod_sets)
+    usage: FrozenMap[FlavorResource, int] = attrs.field(factory=FrozenMap, converter=_usage)
+
+
+@attrs.frozen
+class Eviction:
+    """A cycle issued the preemption of ``victim`` (SC-EV-1) for ``preemptor``."""
+
+    victim: str
+    cluster_queue: str
+    preemptor: str
+    reason: str
+    message: str = ""
+    preemptor_priority: int = 0
+    victim_priority: int = 0
+    preemptor_boost: int = 0
+    victim_boost: int = 0
+
+
+@attrs.frozen
+class Parked:
+    """A cycle put ``workload`` in its queue's inadmissible set, with the cycle's message."""
+
+    workload: str
+    cluster_queue: str
+    reason: str = ""
+
+
+def _admissions(value: Iterable[Admission]) -> tuple[Admission, ...]:
+    return tuple(value)
+
+
+def _evictions(value: Iterable[Eviction]) -> tuple[Eviction, ...]:
+    return tuple(value)
+
+
+def _parked(value: Iterable[Parked]) -> tuple[Parked, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class CycleResult:
+    """What one cycle did. ``changed`` is SC-SIM-13 item 5's test: false only when the cycle
+    changed nothing (admissions, evictions, queue membership, preemptor markers, failed
+    hashes, scan progress), so the next cycle would be identical."""
+
+    changed: bool
+    admitted: tuple[Admission, ...] = attrs.field(default=(), converter=_admissions)
+    evicted: tuple[Eviction, ...] = attrs.field(default=(), converter=_evictions)
+    parked: tuple[Parked, ...] = attrs.field(default=(), converter=_parked)
+
+
+class Scheduler(Protocol):
+    """The queues and the scheduling cycle, as the event loop drives them.
+
+    Keys are ``namespace/name``. The loop calls these in the orders SC-SIM-13 fixes; every
+    call happens between cycles, never inside one (SC-T-2).
+    """
+
+    def arrive(self, arrival: Arrival, now: float) -> None:
+        """A new pending workload enters its queue (SC-RQ-1)."""
+
+    def finish(self, workload: str, now: float) -> None:
+        """An admitted workload ran its duration: it leaves the cache, its quota is released."""
+
+    def release(self, workload: str, now: float) -> None:
+        """An evicted workload's quota is released and it returns to its queue (SC-EV-2, SC-EV-3)."""
+
+    def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float) -> Sequence[str]:
+        """Run ``QueueInadmissible`` for these ClusterQueues — a whole cohort tree, or one
+        cohort-less ClusterQueue (SC-IN-2); return the workloads moved back to an active set."""
+
+    def cycle(self, now: float) -> CycleResult:
+        """Run one scheduling cycle at ``now``."""
+
+    def pending_count(self) -> int:
+        """Pending workloads (active and inadmissible) right now, for the cycle cap."""
+
+
+class Controller(Protocol):
+    """A reference controller (priority boost, preemption cost) run between cycles.
+
+    Called at each instant after the event batch, before the cycles; returns the next time it
+    wants to run (``None``: only at instants that happen anyway)."""
+
+    def __call__(self, now: float, scheduler: Scheduler) -> float | None: ...
+
+
+def _non_negative(inst: object, attr: attrs.Attribute[float], value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ConfigurationError(f"SimulationOptions.{attr.name}: must be a finite number >= 0, got {value!r}")
+
+
+def _optional_until(inst: object, attr: attrs.Attribute[float | None], value: float | None) -> None:
+    if value is not None:
+        _non_negative(inst, attr, value)  # type: ignore[arg-type]
+
+
+@attrs.frozen
+class SimulationOptions:
+    """Timing settings; the defaults are SC-SIM-13's conventions."""
+
+    until: float | None = attrs.field(default=None, validator=_optional_until)
+    """Stop after the instant at this time (default: when no event is left)."""
+    termination_time: float = attrs.field(default=0.0, validator=_non_negative)
+    """Seconds from eviction to release (SC-SIM-2); 0 releases right after the issuing cycle."""
+    inadmissible_requeue_delay: float = attrs.field(default=1.0, validator=_non_negative)
+    """SC-IN-3's batching period (Kueue: 1 s); 0 runs the requeue at once (SC-SIM-4)."""
+    cycle_cap_factor: int = 10
+    """Cap per instant: ``cycle_cap_factor × pending + cycle_cap_base`` cycles (SC-SIM-13 item 5)."""
+    cycle_cap_base: int = 10
+
+
+def _events(value: Iterable[Event]) -> tuple[Event, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class SimulationResult:
+    timeline: tuple[Event, ...] = attrs.field(converter=_events)
+    end: float
+    """Time of the last instant processed."""
+    instants: int
+    cycles: int
+
+    @property
+    def livelocks(self) -> tuple[Livelock, ...]:
+        return tuple(e for e in self.timeline if isinstance(e, Livelock))
+
+
+def root_keys(dump: ClusterDump) -> dict[str, str]:
+    """ClusterQueue -> the key its notifications batch under (SC-IN-3): its root cohort, or
+    the ClusterQueue itself when it has no cohort."""
+    parents = {c.name: c.parent for c in dump.cohorts}
+    out: dict[str, str] = {}
+    for cq in dump.cluster_queues:
+        if cq.cohort is None:
+            out[cq.name] = f"ClusterQueue/{cq.name}"
+            continue
+        node, seen = cq.cohort, {cq.cohort}
+        while parents.get(node) is not None:
+            nxt = parents[node]
+            assert nxt is not None
+            if nxt in seen:  # a cycle: Kueue ignores such a tree (SC-IN-2); keep a stable key
+                break
+            seen.add(nxt)
+            node = nxt
+        out[cq.name] = f"Cohort/{node}"
+    return out
+
+
+@attrs.frozen
+class _Finish:
+    key: str
+    epoch: int
+
+
+# Event classes in the order SC-SIM-13 item 3 applies them within one instant.
+_ARRIVAL, _FINISH, _RELEASE, _REQUEUE, _CONTROLLER = range(5)
+
+
+class _Loop:
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        dump: ClusterDump,
+        arrivals: Arrivals,
+        options: SimulationOptions,
+        controllers: Sequence[Controller],
+        progress: Callable[[float], None] | None,
+    ) -> None:
+        self.s = scheduler
+        self.options = options
+        self.controllers = controllers
+        self.progress = progress
+        self.roots = root_keys(dump)
+        self.timeline: list[Event] = []
+        self.heap: list[tuple[float, int, int, object]] = []
+        self.seq = 0
+        self.durations: dict[str, float] = {}
+        self.cq_of: dict[str, str] = {}
+        self.epoch: dict[str, int] = {}  # admission count: a finish scheduled before an eviction is stale
+        self.pending_runs: set[str] = set()
+        self.cycles = 0
+        self.instants = 0
+        for lw in dump.pending():
+            try:
+                cq = dump.cluster_queue_for(lw)
+            except ManifestError:  # a dump workload without a usable LocalQueue never enters a queue
+                continue
+            self.cq_of[lw.key] = cq
+            self.timeline.append(Arrived(0.0, lw.key, cq, initial=True))
+        for lw in dump.holding_quota():
+            w = lw.workload
+            self.cq_of[w.key] = w.cluster_queue
+            self.timeline.append(
+                Admitted(
+                    0.0,
+                    w.key,
+                    w.cluster_queue,
+                    [AdmittedPodSet(ps.name, ps.count, ps.flavors) for ps in w.pod_sets],
+                    dict(w.usage),
+                    initial=True,
+                )
+            )
+            remaining = arrivals.remaining.get(w.key)
+            if remaining is not None:
+                self.durations[w.key] = remaining
+                self.epoch[w.key] = 1
+                self.push(remaining, _FINISH, _Finish(w.key, 1))
+        # The start state is an instant of its own: the dump's pending workloads get their cycles at 0.
+        self.push(0.0, _CONTROLLER, None)
+        for a in arrivals.arrivals:
+            self.durations[a.key] = a.duration
+            self.cq_of[a.key] = a.cluster_queue
+            self.push(a.at, _ARRIVAL, a)
+
+    def push(self, t: float, kind: int, payload: object) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, (t, kind, self.seq, payload))
+
+    def notify(self, workload: str, now: float) -> None:
+        """SC-IN-4 via SC-IN-3: join a pending run of the root, or schedule one."""
+        root = self.roots.get(self.cq_of.get(workload, ""), f"ClusterQueue/{self.cq_of.get(workload, '')}")
+        if root in self.pending_runs:
+            return
+        self.pending_runs.add(root)
+        self.push(now + self.options.inadmissible_requeue_delay, _REQUEUE, root)
+
+    def run_requeue(self, root: str, now: float) -> None:
+        self.pending_runs.discard(root)
+        tree = sorted(cq for cq, r in self.roots.items() if r == root)
+        for key in self.s.requeue_inadmissible(tree, now):
+            self.timeline.append(Requeued(now, key, self.cq_of.get(key, ""), "InadmissibleRequeue"))
+
+    def apply(self, kind: int, payload: object, now: float) -> None:
+        if kind == _ARRIVAL:
+            assert isinstance(payload, Arrival)
+            self.timeline.append(Arrived(now, payload.key, payload.cluster_queue))
+            self.s.arrive(payload, now)
+        elif kind == _FINISH:
+            assert isinstance(payload, _Finish)
+            key = payload.key
+            if self.epoch.get(key) != payload.epoch:
+                return  # evicted since: this completion was cancelled
+            self.epoch[key] = payload.epoch + 1
+            self.s.finish(key, now)
+            self.timeline.append(Finished(now, key, self.cq_of[key]))
+            self.notify(key, now)
+        elif kind == _RELEASE:
+            assert isinstance(payload, str)
+            self.release(payload, now)
+        elif kind == _REQUEUE:
+            assert isinstance(payload, str)
+            self.run_requeue(payload, now)
+        elif kind == _CONTROLLER:
+            pass  # a wake-up: the controllers run below for every instant
+
+    def release(self, key: str, now: float) -> None:
+        self.s.release(key, now)
+        cq = self.cq_of[key]
+        self.timeline.append(Released(now, key, cq))
+        self.timeline.append(Requeued(now, key, cq, "Preempted"))  # SC-EV-3/SC-EV-4: active set, no backoff
+        self.notify(key, now)
+
+    def due_now(self, now: float, kinds: tuple[int, ...]) -> None:
+        while self.heap and self.heap[0][0] == now and self.heap[0][1] in kinds:
+            _, kind, _, payload = heapq.heappop(self.heap)
+            self.apply(kind, payload, now)
+
+    def instant(self, now: float) -> None:
+        self.instants += 1
+        # 1. the batch, in the SC-SIM-13 item 3 order (the heap is ordered by kind within t).
+        while self.heap and self.heap[0][0] == now:
+            _, kind, _, payload = heapq.heappop(self.heap)
+            self.apply(kind, payload, now)
+        # 2. controllers
+        for controller in self.controllers:
+            wake = controller(now, self.s)
+            if wake is not None and wake > now:
+                self.push(wake, _CONTROLLER, None)
+        # 3. cycles until nothing changes
+        cap = self.options.cycle_cap_factor * self.s.pending_count() + self.options.cycle_cap_base
+        recent: list[set[str]] = []
+        cycles = 0
+        while True:
+            if cycles >= cap:
+                touched = sorted(set().union(*recent[-10:])) if recent else []
+                self.timeline.append(Livelock(now, cycles, touched))
+                return
+            result = self.s.cycle(now)
+            cycles += 1
+            self.cycles += 1
+            recent.append(self.record(result, now))
+            if not result.changed:
+                return
+            # SC-SIM-13 item 1: victims are released before the next cycle (termination 0).
+            for e in result.evicted:
+                if self.options.termination_time == 0:
+                    self.release(e.victim, now)
+                else:
+                    self.push(now + self.options.termination_time, _RELEASE, e.victim)
+            # Delay 0: a requeue run notified just now happens before the next cycle (item 4).
+            self.due_now(now, (_REQUEUE,))
+
+    def record(self, result: CycleResult, now: float) -> set[str]:
+        touched: set[str] = set()
+        for a in result.admitted:
+            touched.add(a.workload)
+            self.cq_of[a.workload] = a.cluster_queue
+            self.timeline.append(Admitted(now, a.workload, a.cluster_queue, a.pod_sets, a.usage))
+            epoch = self.epoch.get(a.workload, 0) + 1
+            self.epoch[a.workload] = epoch
+            duration = self.durations.get(a.workload)
+            if duration is not None:  # SC-SIM-13 item 2: the full duration again
+                self.push(now + duration, _FINISH, _Finish(a.workload, epoch))
+        for e in result.evicted:
+            touched.update((e.victim, e.preemptor))
+            self.epoch[e.victim] = self.epoch.get(e.victim, 0) + 1  # cancels its completion
+            self.timeline.append(
+                Preempted(
+                    now,
+                    e.victim,
+                    e.cluster_queue,
+                    e.preemptor,
+                    e.reason,
+                    e.message,
+                    e.preemptor_priority,
+                    e.victim_priority,
+                    e.preemptor_boost,
+                    e.victim_boost,
+                )
+            )
+        for p in result.parked:
+            touched.add(p.workload)
+            self.timeline.append(Inadmissible(now, p.workload, p.cluster_queue, p.reason))
+        return touched
+
+    def run(self) -> SimulationResult:
+        until = self.options.until
+        end = 0.0
+        while self.heap:
+            now = self.heap[0][0]
+            if until is not None and now > until:
+                break
+            self.instant(now)
+            end = now
+            if self.progress is not None:
+                self.progress(now)
+        return SimulationResult(timeline=self.timeline, end=end, instants=self.instants, cycles=self.cycles)
+
+
+def run_simulation(
+    scheduler: Scheduler,
+    dump: ClusterDump,
+    arrivals: Arrivals,
+    *,
+    options: SimulationOptions = SimulationOptions(),
+    controllers: Sequence[Controller] = (),
+    progress: Callable[[float], None] | None = None,
+) -> SimulationResult:
+    """Run the event loop over ``scheduler`` (built from ``dump``) with ``arrivals``.
+
+    The loop is deterministic: the same inputs give the same timeline. ``progress`` is called
+    after each instant with its time (see :mod:`kueue_preempt.sim.progress`).
+    """
+    return _Loop(scheduler, dump, arrivals, options, controllers, progress).run()

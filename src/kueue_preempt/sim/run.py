@@ -1,0 +1,103 @@
+"""One simulation from its inputs, and the same as a sweep's evaluation.
+
+:func:`simulate` resolves an arrivals file against the dump, builds the cycle input and runs
+the event loop over :class:`~kueue_preempt.sim.cycle_scheduler.CycleScheduler`.
+:class:`SimulationEvaluator` does it for each :class:`~kueue_preempt.sweep.Scenario` of a
+sweep and flattens the summary into metrics (:func:`summary_metrics`); it is picklable, so
+local worker processes and Dask workers can run it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+import attrs
+
+from ..config import PreemptionConfig
+from ..cycle import ClusterState, CycleConfig
+from ..errors import UnsupportedConfiguration
+from ..io import ClusterDump
+from .arrivals import ArrivalsFile, resolve_arrivals
+from .cycle_scheduler import CycleScheduler, cluster_state_for
+from .engine import SimulationOptions, SimulationResult, run_simulation
+from ..sweep.run import Metric
+from ..sweep.scenario import Scenario
+from .metrics import Summary, summarize
+
+__all__ = ["simulate", "summary_metrics", "SimulationEvaluator", "DEFAULT_METRICS"]
+
+
+def simulate(
+    state: ClusterState,
+    dump: ClusterDump,
+    arrivals: ArrivalsFile,
+    *,
+    config: CycleConfig = CycleConfig(),
+    options: SimulationOptions = SimulationOptions(),
+    progress: Callable[[float], None] | None = None,
+) -> SimulationResult:
+    """Simulate ``arrivals`` on the cluster of ``state``/``dump`` (from
+    :func:`kueue_preempt.io.load_cluster_state`) with the real scheduling cycle."""
+    resolved = resolve_arrivals(arrivals, dump)
+    return run_simulation(CycleScheduler(state, config), dump, resolved, options=options, progress=progress)
+
+
+DEFAULT_METRICS = ("preemptions", "preemptionCycles", "livelocks", "neverAdmitted", "wait.p50", "wait.p90", "wait.p99")
+"""Metric names that :func:`summary_metrics` always gives (whole cluster)."""
+
+
+def summary_metrics(summary: Summary) -> dict[str, Metric]:
+    """Flat metrics of a summary: whole-cluster figures (:data:`DEFAULT_METRICS`; the waits
+    are the worst ClusterQueue's), then ``NODE.wait.p50|p90|p99``, ``NODE.preemptions`` and
+    ``NODE.utilization.RESOURCE@FLAVOR`` per ClusterQueue and cohort."""
+    cqs = [q for q in summary.queues if q.kind == "ClusterQueue"]
+
+    def worst(values: list[float | None]) -> float | None:
+        present = [v for v in values if v is not None]
+        return max(present) if present else None
+
+    out: dict[str, Metric] = {
+        "preemptions": sum(q.preemptions for q in cqs),
+        "preemptionCycles": len(summary.cycles),
+        "livelocks": len(summary.livelocks),
+        "neverAdmitted": sum(q.wait.never_admitted for q in cqs),
+        "wait.p50": worst([q.wait.p50 for q in cqs]),
+        "wait.p90": worst([q.wait.p90 for q in cqs]),
+        "wait.p99": worst([q.wait.p99 for q in cqs]),
+    }
+    for q in summary.queues:
+        out[f"{q.name}.wait.p50"] = q.wait.p50
+        out[f"{q.name}.wait.p90"] = q.wait.p90
+        out[f"{q.name}.wait.p99"] = q.wait.p99
+        out[f"{q.name}.preemptions"] = q.preemptions
+        for fr, value in q.utilization.items():
+            out[f"{q.name}.utilization.{fr.resource}@{fr.flavor}"] = round(value, 6)
+    return out
+
+
+class SimulationEvaluator:
+    """``scenario -> metrics`` for :func:`kueue_preempt.sweep.run_sweep`: a whole simulation
+    of ``arrivals`` on the scenario's quota tree and configuration, summarised."""
+
+    def __init__(
+        self,
+        state: ClusterState,
+        arrivals: ArrivalsFile,
+        options: SimulationOptions = SimulationOptions(),
+        base_config: CycleConfig = CycleConfig(),
+    ) -> None:
+        self.state = state
+        self.arrivals = arrivals
+        self.options = options
+        self.base_config = base_config
+
+    def __call__(self, scenario: Scenario) -> Mapping[str, Metric]:
+        if scenario.policy.boost is not None or scenario.policy.cost_base is not None:
+            raise UnsupportedConfiguration(
+                "policy/...: the priority-boost and preemption-cost controllers do not run inside the simulator yet"
+            )
+        config = attrs.evolve(self.base_config, preemption=scenario.config)
+        state = cluster_state_for(self.state, scenario.dump)
+        result = simulate(state, scenario.dump, self.arrivals, config=config, options=self.options)
+        return summary_metrics(summarize(result.timeline, dump=scenario.dump, until=self.options.until))
+
