@@ -91,8 +91,11 @@ class PerfModel:
     """``SC-IN-3``'s batching period (Kueue: 1 s)."""
     cycle_seconds: float = attrs.field(default=0.0, validator=_non_negative)
     """Scheduler time per cycle besides its writes (global parameter, ``(kp-b)``)."""
-    status_objects: tuple[str, ...] = attrs.field(default=STATUS_OBJECTS, converter=_status_objects)
+    status_objects: tuple[str, ...] = attrs.field(default=("ClusterQueue",), converter=_status_objects)
     """Which status objects cost a write per change (global parameter, ``(kp-b)``)."""
+    finish_latency: float = attrs.field(default=0.25, validator=_non_negative)
+    """Seconds from the end of a workload's run time until Kueue releases its quota: the
+    runner's reconcile and ``Finished`` write, and Kueue's watch (global parameter, ``(kp-b)``)."""
     truncate_timestamps: bool = True
     """Summary times at Kubernetes' one-second resolution (creation and condition times)."""
     until: float | None = None
@@ -703,7 +706,7 @@ class _Sim:
             w, epoch = payload  # type: ignore[misc]
             if w.epoch == epoch and w.where == _ADMITTED:
                 self.seen.append((w.key, now))
-                self.push(now + w.runtime, _FINISH, (w, epoch))
+                self.push(now + w.runtime + self.model.finish_latency, _FINISH, (w, epoch))
         elif kind == _FINISH:
             w, epoch = payload  # type: ignore[misc]
             if w.epoch != epoch or w.where != _ADMITTED or w.evicted:

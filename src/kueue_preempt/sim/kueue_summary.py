@@ -15,8 +15,9 @@ The figures and their names are those of Kueue's runner (``summary.json``) and c
   (millicores); and the checker's
   ``usagePercent = cpuUsed × 100 / (nominalQuota × (lastEventTime − firstEventTime in ms))``.
 
-With ``truncate`` (the default) creation, admission and finish times are cut to whole seconds
-before the differences are taken, as Kubernetes stores them (decision ``(kp-a)``).
+With ``truncate`` (the default) creation times are cut to whole seconds, as Kubernetes stores
+``metadata.creationTimestamp``; admission and finish are times the runner observed with its
+own clock (decision ``(kp-a)``).
 """
 
 from __future__ import annotations
@@ -101,13 +102,16 @@ def kueue_summary(
     *,
     truncate: bool = True,
     end: float | None = None,
+    admitted_seen: Iterable[tuple[str, float]] | None = None,
 ) -> KueueSummary:
     """Kueue's summary of ``timeline``.
 
     ``workload_classes`` maps workload keys to their class; ``queue_classes`` maps ClusterQueue
     names to ``(class, nominal cpu in millicores)``. Workloads and queues not in the maps are
     ignored. A workload still charged at the end is counted until ``end`` (default: the last
-    event).
+    event). ``admitted_seen`` gives, per admission in timeline order, when the runner saw it
+    (the admission write completed, decision ``(kp-a)``); without it an admission counts at
+    its timeline time.
     """
     created: dict[str, float] = {}
     last_admitted: dict[str, float] = {}
@@ -142,6 +146,10 @@ def kueue_summary(
             if c is not None and c[2] in queue_classes:
                 cls = queue_classes[c[2]][0]
                 used[cls] = used.get(cls, 0.0) + c[1] * (e.t - c[0]) * 1000.0
+    if admitted_seen is not None:
+        last_admitted = {}
+        for key, t in admitted_seen:
+            last_admitted[key] = t
     stop = last_t if end is None else end
     for t0, cpu, cq in charged.values():
         if cq in queue_classes:
@@ -153,8 +161,10 @@ def kueue_summary(
     wl: dict[str, WorkloadClassSummary] = {}
     for cls in sorted(per_class):
         keys = [k for k in per_class[cls] if k in created]
-        adm = [(_sec(last_admitted[k], truncate) - _sec(created[k], truncate)) * 1000.0 for k in keys if k in last_admitted]
-        fin = [(_sec(finished[k], truncate) - _sec(created[k], truncate)) * 1000.0 for k in keys if k in finished]
+        # Only the creation time is a Kubernetes timestamp; the runner times admission and
+        # finish with its own clock (decision (kp-a)).
+        adm = [(last_admitted[k] - _sec(created[k], truncate)) * 1000.0 for k in keys if k in last_admitted]
+        fin = [(finished[k] - _sec(created[k], truncate)) * 1000.0 for k in keys if k in finished]
         wl[cls] = WorkloadClassSummary(
             count=len(keys),
             total_evictions=sum(evictions.get(k, 0) for k in keys),
@@ -175,13 +185,20 @@ def kueue_summary(
     return KueueSummary(wl, qs, last_t)
 
 
-def summary_for_scenario(timeline: Iterable[Event], built: BuiltScenario, *, truncate: bool = True) -> KueueSummary:
+def summary_for_scenario(
+    timeline: Iterable[Event],
+    built: BuiltScenario,
+    *,
+    truncate: bool = True,
+    admitted_seen: Iterable[tuple[str, float]] | None = None,
+) -> KueueSummary:
     """:func:`kueue_summary` with the classes of a generated scenario."""
     return kueue_summary(
         timeline,
         {w.key: w.class_name for w in built.workloads},
         {q.name: (q.class_name, q.nominal_cpu_millis) for q in built.queues},
         truncate=truncate,
+        admitted_seen=admitted_seen,
     )
 
 
