@@ -95,7 +95,8 @@ class PerfModel:
     """Which status objects cost a write per change (global parameter, ``(kp-b)``)."""
     finish_latency: float = attrs.field(default=0.25, validator=_non_negative)
     """Seconds from the end of a workload's run time until Kueue releases its quota: the
-    runner's reconcile and ``Finished`` write, and Kueue's watch (global parameter, ``(kp-b)``)."""
+    runner's reconcile and ``Finished`` write, and Kueue's watch (global parameter, ``(kp-b)``).
+    Part of the API model: 0 when the API is ideal."""
     truncate_timestamps: bool = True
     """Summary times at Kubernetes' one-second resolution (creation and condition times)."""
     until: float | None = None
@@ -216,6 +217,8 @@ class _Sim:
         self.flavor = built.flavor
         self.progress = progress
         self.ideal = model.api.ideal
+        # The finish latency is API-path latency (runner write, Kueue's watch): none when ideal.
+        self.latency = 0.0 if self.ideal else model.finish_latency
         self.bucket = TokenBucket(model.api)
         self.kinds: dict[str, int] = {}
         self.timeline: list[Event] = []
@@ -706,7 +709,7 @@ class _Sim:
             w, epoch = payload  # type: ignore[misc]
             if w.epoch == epoch and w.where == _ADMITTED:
                 self.seen.append((w.key, now))
-                self.push(now + w.runtime + self.model.finish_latency, _FINISH, (w, epoch))
+                self.push(now + w.runtime + self.latency, _FINISH, (w, epoch))
         elif kind == _FINISH:
             w, epoch = payload  # type: ignore[misc]
             if w.epoch != epoch or w.where != _ADMITTED or w.evicted:
