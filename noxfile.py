@@ -25,7 +25,7 @@ def typecheck(session: nox.Session) -> None:
 @nox.session
 def docs(session: nox.Session) -> None:
     """Check the docs (rule IDs explained, links, API coverage) and build the site strictly."""
-    session.install("-e", ".", "mkdocs>=1.5")
+    session.install("-e", ".[docs]")
     session.run("python", "docs/check_docs.py")
     session.run("mkdocs", "build", "--strict", "--site-dir", "site")
 

@@ -67,6 +67,9 @@ def config_of(case: Case) -> PreemptionConfig:
         priority_boost=gates.get("PriorityBoost", False),  # Kueue's default: off
         priority_sorting_within_cohort=gates.get("PrioritySortingWithinCohort", True),
         fair_sharing_preempt_within_nominal=gates.get("FairSharingPreemptWithinNominal", True),
+        # These Kueue unit tests build the preemptor directly, without the configuration's
+        # waitForPodsReady default, so the requeuing timestamp is unset there (DM-10).
+        pods_ready_requeuing_timestamp=None,
     )
 
 

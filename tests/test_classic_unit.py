@@ -288,7 +288,12 @@ def test_cl_var1_step6_threshold_compares_effective_priority() -> None:
     """CL-VAR-1/EP-8: the threshold compares the candidate's EP. b3 has base 1 and boost +2
     (EP 3 > 2) -> excluded while borrowing -> []. With the PriorityBoost gate off its EP is 1
     -> [b1, b3] (equal EP and reservation: uid b1 < b3, ORD-6)."""
-    assert run(threshold_snapshot(2, b3_priority=1, b3_boost="+2"), "a", 3) == []
+    on = PreemptionConfig(priority_boost=True)
+    assert run(threshold_snapshot(2, b3_priority=1, b3_boost="+2"), "a", 3, config=on) == []
+    assert picked(run(threshold_snapshot(2, b3_priority=1, b3_boost="+2"), "a", 3)) == [
+        ("b1", WHILE_BORROWING),
+        ("b3", WHILE_BORROWING),
+    ]  # FG-1: Kueue's default is boost off
     assert picked(
         run(threshold_snapshot(2, b3_priority=1, b3_boost="+2"), "a", 3, config=PreemptionConfig(priority_boost=False))
     ) == [("b1", WHILE_BORROWING), ("b3", WHILE_BORROWING)]

@@ -41,6 +41,7 @@ CPU = FlavorResource("default", "cpu")
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 NOW = T0 + timedelta(hours=1)
 NP_ON = PreemptionConfig(non_preemptible_enabled=True)
+BOOST_ON = PreemptionConfig(priority_boost=True)  # EP-2; Kueue's gate default is off (FG-1)
 CLASSES = [
     WorkloadPriorityClass("critical", value=0, preemption_policy="Never"),
     WorkloadPriorityClass("batch", value=0, preemption_policy="Always"),
@@ -149,7 +150,7 @@ def test_missing_or_invalid_boost_is_zero(value: str | None, caplog: pytest.LogC
     """EP-3/EP-5: missing, empty or invalid boost = 0, so EP = base; invalid ones log a warning."""
     w = wl("w", "q", 1, 7, boost=value)
     with caplog.at_level(logging.WARNING, logger="kueue_preempt.priority"):
-        assert effective_priority(w) == 7
+        assert effective_priority(w, BOOST_ON) == 7
     invalid = value not in (None, "")
     assert any("ns/w" in r.getMessage() for r in caplog.records) == invalid
 
@@ -159,25 +160,27 @@ def test_boost_crosses_priority_class_boundaries_in_scheduling_order() -> None:
     boosted = wl("boosted", "q", 1, 100, minute=9, boost="+200")  # EP 300
     high = wl("high", "q", 1, 200, minute=0)  # EP 200
     demoted = wl("demoted", "q", 1, 1000, minute=0, boost="-1000")  # EP 0
-    assert [w.name for w in sort_pending([high, demoted, boosted])] == ["boosted", "high", "demoted"]
+    assert [w.name for w in sort_pending([high, demoted, boosted], BOOST_ON)] == ["boosted", "high", "demoted"]
     # With the gate off (Kueue's default) the annotation is ignored (EP-2).
     off = PreemptionConfig.kueue_defaults()
     assert [w.name for w in sort_pending([high, demoted, boosted], off)] == ["demoted", "high", "boosted"]
+    assert [w.name for w in sort_pending([high, demoted, boosted])] == ["demoted", "high", "boosted"]
 
 
 def test_boost_crosses_priority_class_boundaries_in_candidate_order() -> None:
     """ORD-4 uses EP: base 1000 with boost -2000 is preempted before base 0."""
     demoted = wl("demoted", "q", 1, 1000, boost="-2000")
     plain = wl("plain", "q", 1, 0)
-    assert [w.name for w in sort_candidates([plain, demoted], "q", NOW)] == ["demoted", "plain"]
+    assert [w.name for w in sort_candidates([plain, demoted], "q", NOW, BOOST_ON)] == ["demoted", "plain"]
 
 
 def test_boost_crosses_priority_class_boundaries_in_eligibility() -> None:
     """POL-1 uses EP (EP-8): base 100 + boost 200 may preempt base 200 under LowerPriority."""
     preemptor = wl("p", "q", 1, 100, boost="200")
     victim = wl("v", "q", 1, 200)
-    assert satisfies_preemption_policy(preemptor, victim, "LowerPriority")
+    assert satisfies_preemption_policy(preemptor, victim, "LowerPriority", BOOST_ON)
     assert not satisfies_preemption_policy(preemptor, victim, "LowerPriority", PreemptionConfig.kueue_defaults())
+    assert not satisfies_preemption_policy(preemptor, victim, "LowerPriority")  # FG-1: default off
 
 
 # --- non-preemptible workloads (NP-*) -----------------------------------------------------

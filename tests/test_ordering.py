@@ -151,8 +151,9 @@ def test_ord4_boost_included() -> None:
     """ORD-4/EP-8: the boost is part of EP; with the gate off it is ignored."""
     a = wl("a", priority=1, boost="+5")  # EP 6
     b = wl("b", priority=3)
-    assert before(b, a)
+    assert before(b, a, PreemptionConfig(priority_boost=True))
     assert before(a, b, PreemptionConfig(priority_boost=False))
+    assert before(a, b)  # FG-1: Kueue's default is boost off
 
 
 def test_cost2_cost_breaks_equal_ep_ties_only_when_enabled() -> None:
@@ -175,7 +176,7 @@ def test_cost2_equal_ep_via_boost() -> None:
     """COST-2: "equal priority" means equal EP, boost included."""
     a = wl("a", priority=1, boost="1", cost="3")  # EP 2
     b = wl("b", priority=2, cost="2")  # EP 2
-    assert before(b, a, COST)
+    assert before(b, a, PreemptionConfig(preemption_cost_enabled=True, priority_boost=True))
 
 
 def test_cost3_negative_and_unset_costs() -> None:

@@ -60,6 +60,8 @@ from kueue_preempt.policies import (
 )
 from kueue_preempt.priority import BOOST_ANNOTATION
 
+BOOST_ON = PreemptionConfig(priority_boost=True)  # the boost policies need the gate (EP-2)
+
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 INTERVAL = timedelta(minutes=30)
 NS = 1
@@ -414,7 +416,7 @@ def test_boost4_set_then_no_write() -> None:
     assert first == ReconcileResult(AnnotationAction.set("-100000"), None, -100_000)
     w2 = converge(w, first)
     assert w2.annotations[BOOST_ANNOTATION] == "-100000"
-    assert effective_priority(w2) == -100_000
+    assert effective_priority(w2, BOOST_ON) == -100_000
     assert reconcile_time_sharing(w2, ts(), now).action.is_none
     # Re-admission (new Admitted time) restarts the window: the annotation goes away.
     readmitted = attrs.evolve(w2, conditions=(Condition("Admitted", "True", "", now),))
@@ -481,7 +483,7 @@ def test_boost4_and_boost11_reconcile_is_idempotent(
     assert second.requeue_after == first.requeue_after
     if cfg.in_scope(w):
         # In scope the annotation ends up saying exactly the computed boost (EP-4 parseable).
-        assert effective_priority(after) - (priority or 0) == first.boost
+        assert effective_priority(after, BOOST_ON) - (priority or 0) == first.boost
         if first.requeue_after is not None:
             assert first.requeue_after > timedelta(0)
 
@@ -729,7 +731,7 @@ def test_boost12_reconcile_is_idempotent(
     first = reconcile_threshold(w, cfg)
     after = converge(w, first)
     assert reconcile_threshold(after, cfg).action.is_none
-    assert effective_priority(after) == first.boost
+    assert effective_priority(after, BOOST_ON) == first.boost
     assert 0 <= first.boost <= (cap if cap is not None else 2**31 - 1)
 
 

@@ -130,6 +130,10 @@ def preempted(reason: str, at: datetime, status: str = "True") -> Condition:
 
 
 EVICTION_CFG = PreemptionConfig(pods_ready_requeuing_timestamp=RequeuingTimestamp.EVICTION)
+# Unset: only Kueue's unit tests that build the preemptor directly run like this (DM-10);
+# Kueue's configuration default is Eviction (DM-10), which is also PreemptionConfig()'s.
+UNSET_CFG = PreemptionConfig(pods_ready_requeuing_timestamp=None)
+BOOST_ON = PreemptionConfig(priority_boost=True)
 
 
 def test_pol5a_pods_ready_timeout_with_eviction_timestamp() -> None:
@@ -141,7 +145,8 @@ def test_pol5a_pods_ready_timeout_with_eviction_timestamp() -> None:
     assert queue_order_timestamp(c, EVICTION_CFG) == ev_at
     assert satisfies_preemption_policy(p, c, NEWER, EVICTION_CFG)
     # Not Eviction (unset or Creation): the creation time applies.
-    for cfg in (PreemptionConfig(), PreemptionConfig(pods_ready_requeuing_timestamp=RequeuingTimestamp.CREATION)):
+    assert queue_order_timestamp(c) == ev_at  # DM-10: Kueue's default is Eviction
+    for cfg in (UNSET_CFG, PreemptionConfig(pods_ready_requeuing_timestamp=RequeuingTimestamp.CREATION)):
         assert queue_order_timestamp(c, cfg) == T0 - timedelta(hours=1)
         assert not satisfies_preemption_policy(p, c, NEWER, cfg)
     # Only status True counts.
@@ -156,8 +161,9 @@ def test_pol5a_applies_to_the_preemptor_too() -> None:
     """POL-5: QOT is computed the same way for the preemptor."""
     p = wl("p", 3, created=T0 - timedelta(days=1), conditions=(evicted("PodsReadyTimeout", T0 + timedelta(hours=2)),))
     c = wl("c", 3, created=T0 + timedelta(hours=1))
-    assert satisfies_preemption_policy(p, c, NEWER)  # creation times: p older
+    assert satisfies_preemption_policy(p, c, NEWER, UNSET_CFG)  # creation times: p older
     assert not satisfies_preemption_policy(p, c, NEWER, EVICTION_CFG)  # p's QOT is later
+    assert not satisfies_preemption_policy(p, c, NEWER)  # Kueue's default is Eviction (DM-10)
 
 
 def test_pol5b_admission_check_eviction() -> None:
@@ -204,7 +210,7 @@ def test_pol5_first_matching_rule_wins() -> None:
     )
     cfg = PreemptionConfig(pods_ready_requeuing_timestamp="Eviction", priority_sorting_within_cohort=False)
     assert queue_order_timestamp(both, cfg) == t_a
-    cfg_c = PreemptionConfig(priority_sorting_within_cohort=False)
+    cfg_c = PreemptionConfig(priority_sorting_within_cohort=False, pods_ready_requeuing_timestamp=None)
     assert queue_order_timestamp(both, cfg_c) == t_c + timedelta(milliseconds=1)
 
 
@@ -215,13 +221,14 @@ def test_ep8_boost_affects_eligibility() -> None:
     """EP-8: policies compare effective priorities (boost included) when the gate is on."""
     p = wl("p", 5)
     c = wl("c", 3, boost="+5")  # EP(c) = 8
-    assert not satisfies_preemption_policy(p, c, LOWER)
+    assert not satisfies_preemption_policy(p, c, LOWER, BOOST_ON)
     assert satisfies_preemption_policy(p, c, LOWER, PreemptionConfig(priority_boost=False))
+    assert satisfies_preemption_policy(p, c, LOWER)  # FG-1: Kueue's default is boost off
     # Boosted preemptor: 1 + 10 = 11 > 10.
-    assert satisfies_preemption_policy(wl("p", 1, boost="10"), wl("c", 10), LOWER)
+    assert satisfies_preemption_policy(wl("p", 1, boost="10"), wl("c", 10), LOWER, BOOST_ON)
     # Equal EP through the boost, older preemptor -> LowerOrNewerEqualPriority qualifies.
     assert satisfies_preemption_policy(
-        wl("p", 4, created=T0, boost="1"), wl("c", 5, created=T0 + timedelta(seconds=1)), NEWER
+        wl("p", 4, created=T0, boost="1"), wl("c", 5, created=T0 + timedelta(seconds=1)), NEWER, BOOST_ON
     )
     # Invalid boost counts as 0 (EP-5): 5 > 3.
     assert satisfies_preemption_policy(p, wl("c", 3, boost="9999999999"), LOWER)

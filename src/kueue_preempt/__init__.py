@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from .classic import classic_targets
 from .config import (
+    AdmissionFairSharing,
     FairSharingConfig,
     FairSharingStrategy,
+    FeatureGates,
     NonPreemptibleMode,
     PreemptionConfig,
     RequeuingTimestamp,
+    WaitForPodsReady,
 )
 from .drs import DominantResourceShare, compare_drs, dominant_resource_share, is_borrowing, is_borrowing_on
 from .errors import (
@@ -21,6 +24,7 @@ from .errors import (
     ConfigurationError,
     DuplicateName,
     InputTooLarge,
+    InvalidArgument,
     InvalidBoost,
     InvalidModel,
     InvalidQuantity,
@@ -107,6 +111,7 @@ from .quota import QuotaNode, Snapshot
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdmissionFairSharing",
     "Assignment",
     "AssignmentDecision",
     "AssignmentGates",
@@ -143,9 +148,11 @@ __all__ = [
     "DuplicateName",
     "FairSharingConfig",
     "FairSharingStrategy",
+    "FeatureGates",
     "FlavorAssignmentMode",
     "FlavorResource",
     "InputTooLarge",
+    "InvalidArgument",
     "InvalidBoost",
     "InvalidModel",
     "InvalidQuantity",
@@ -171,6 +178,7 @@ __all__ = [
     "UnknownReference",
     "UnsupportedConfiguration",
     "Verdict",
+    "WaitForPodsReady",
     "Workload",
     "WorkloadPriorityClass",
     "candidate_sort_key",

@@ -9,19 +9,41 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Iterable
 
+from ._checks import arg, optional_arg
 from .config import NonPreemptibleMode, PreemptionConfig
 from .errors import UnknownClusterQueue
 from .messages import preemption_message
 from .nonpreemptible import check_non_preemptible_quota, is_non_preemptible
 from .model import Assignment, ClusterQueue, FlavorResource, PreemptionPolicy, PreemptionReason, Target, Workload
 from .index import IndexEntry
-from .ordering import SortKey, candidate_sort_key
-from .policy import policy_allows, queue_order_timestamp
+from .ordering import SortKey, sort_key
+from .policy import order_timestamp, policy_allows
 from .priority import effective_priority
 from .quota import QuotaNode, Snapshot
 from .trace import DecisionTrace, Verdict
 
-__all__ = ["DecisionContext", "Candidate", "workloads_in_order"]
+__all__ = ["DecisionContext", "Candidate", "workloads_in_order", "check_decision_args"]
+
+
+def check_decision_args(
+    function: str,
+    preemptor: object,
+    cluster_queue: object,
+    assignment: object,
+    snapshot: object,
+    config: object,
+    now: object,
+    trace: object,
+) -> None:
+    """The argument types of ``get_targets``/``classic_targets``/``fair_targets``, each checked
+    and named, before any algorithm reads an attribute of them."""
+    arg(preemptor, Workload, function, "preemptor")
+    arg(cluster_queue, str, function, "cluster_queue")
+    arg(assignment, Assignment, function, "assignment")
+    arg(snapshot, Snapshot, function, "snapshot")
+    arg(config, PreemptionConfig, function, "config")
+    optional_arg(now, datetime, function, "now")
+    optional_arg(trace, DecisionTrace, function, "trace")
 
 
 class Candidate:
@@ -72,7 +94,7 @@ class DecisionContext:
         self.frnp: frozenset[FlavorResource] = assignment.preempt
         self.index = snapshot.index_for(config)
         self.priority = effective_priority(preemptor, boost_enabled=config.priority_boost)
-        self.queue_time = queue_order_timestamp(preemptor, config)
+        self.queue_time = order_timestamp(preemptor, config)
         self.protect_non_preemptible = config.non_preemptible_enabled
         preemptor_np = is_non_preemptible(preemptor, snapshot, config)
         # NP-7: an NP preemptor that would break NP-6 cannot be helped by preemption,
@@ -99,7 +121,7 @@ class DecisionContext:
         return Candidate(entry[6], node, key)
 
     def candidate(self, workload: Workload, node: QuotaNode) -> Candidate:
-        return Candidate(workload, node, candidate_sort_key(workload, self.cq.name, self.now, self.config))
+        return Candidate(workload, node, sort_key(workload, self.cq.name, self.now, self.config))
 
     def allows(self, policy: PreemptionPolicy, c: Candidate) -> bool:
         """The policy predicate (POL-1..4) for candidate ``c`` against the preemptor.
@@ -108,7 +130,7 @@ class DecisionContext:
         candidate's (a scan of its conditions, POL-5) is computed only for that policy.
         """
         if policy is PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY:
-            candidate_time = queue_order_timestamp(c.workload, self.config)
+            candidate_time = order_timestamp(c.workload, self.config)
         else:
             candidate_time = self.queue_time
         return policy_allows(policy, self.priority, c.priority, self.queue_time, candidate_time)

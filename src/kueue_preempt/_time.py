@@ -46,20 +46,26 @@ def parse_time(value: str, *, where: str = "time") -> datetime:
     return dt.astimezone(timezone.utc)
 
 
-def to_time(value: datetime | str) -> datetime:
-    """attrs converter: RFC 3339 string or datetime to an aware UTC datetime."""
+def to_time(value: datetime | str, *, obj: str = "time", field: str = "time") -> datetime:
+    """attrs converter: RFC 3339 string or datetime to an aware UTC datetime.
+
+    ``obj`` and ``field`` name the attribute in errors (``Workload: field 'creation_time'``).
+    """
     if isinstance(value, str):
-        return parse_time(value)
+        try:
+            return parse_time(value, where=obj)
+        except InvalidModel as exc:
+            raise InvalidModel(obj, field, exc.reason) from None
     if isinstance(value, datetime):
         if value.tzinfo is None:
             return value.replace(tzinfo=timezone.utc)
         return value.astimezone(timezone.utc)
-    raise InvalidModel("time", "time", f"{value!r} is neither a datetime nor an RFC 3339 string")
+    raise InvalidModel(obj, field, f"{value!r:.60} is neither a datetime nor an RFC 3339 string")
 
 
-def to_optional_time(value: datetime | str | None) -> datetime | None:
+def to_optional_time(value: datetime | str | None, *, obj: str = "time", field: str = "time") -> datetime | None:
     """Like :func:`to_time`, keeping ``None`` (unset)."""
-    return None if value is None else to_time(value)
+    return None if value is None else to_time(value, obj=obj, field=field)
 
 
 def micros(value: datetime) -> int:

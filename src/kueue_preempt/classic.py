@@ -12,7 +12,7 @@ from datetime import datetime
 import heapq
 from typing import Generic, Iterable, Iterator, TypeVar
 
-from ._context import Candidate, DecisionContext, workloads_in_order
+from ._context import Candidate, DecisionContext, check_decision_args, workloads_in_order
 from .config import PreemptionConfig
 from .fill_back import fill_back
 from .index import CandidateIndex, IndexEntry
@@ -60,6 +60,7 @@ def classic_targets(
     Complexity: O(n log n) to order the n candidates, plus O(k · r · depth) quota checks for
     the k removals and r requested FlavorResources.
     """
+    check_decision_args("classic_targets", preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     tr = ctx.trace
     if ctx.blocked_by_np_quota():

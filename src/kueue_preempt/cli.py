@@ -40,6 +40,8 @@ from datetime import datetime, timezone
 from typing import Any, NoReturn, Sequence
 
 from . import __version__
+from ._cli_gates import add_feature_gates_flag, feature_gates_of, note_ignored_boosts
+from ._cli_logging import add_logging_flags, cli_logging, level_for
 from ._time import parse_time
 from .config import FairSharingConfig, PreemptionConfig
 from .demo import demo_scenario
@@ -111,7 +113,7 @@ def _demo(args: argparse.Namespace) -> tuple[int, str]:
     scenario = demo_scenario()
     snap = scenario.snapshot
     out = [scenario.description, ""]
-    p = priority_info(scenario.preemptor)
+    p = priority_info(scenario.preemptor, scenario.config)
     out.append(
         f"Incoming: {scenario.preemptor.key} (priority {p.effective}) into ClusterQueue "
         f"{scenario.cluster_queue} path {snap.path(snap.cluster_queue(scenario.cluster_queue))}"
@@ -127,7 +129,7 @@ def _demo(args: argparse.Namespace) -> tuple[int, str]:
         return EXIT_OK, _text(out)
     out.append(f"{len(targets)} target(s):")
     for t in targets:
-        info = priority_info(t.workload)
+        info = priority_info(t.workload, scenario.config)
         out.append(
             f"  - {t.workload.key:<24} cq={t.cluster_queue:<10} priority={info.effective:<5} reason={t.reason.value}"
         )
@@ -142,7 +144,7 @@ def _config(args: argparse.Namespace) -> PreemptionConfig:
     fair = None
     if args.fair_sharing or args.strategies is not None:
         fair = FairSharingConfig(preemption_strategies=args.strategies or ())
-    return PreemptionConfig(fair_sharing=fair)
+    return PreemptionConfig(fair_sharing=fair, feature_gates=feature_gates_of(args))  # FG-5: Kueue's defaults
 
 
 def _incoming(path: str, dump: ClusterDump) -> LoadedWorkload:
@@ -164,6 +166,7 @@ def _explain(args: argparse.Namespace) -> tuple[int, str]:
     now = args.now if args.now is not None else datetime.now(timezone.utc)
     cluster, dump = load_cluster_state(*args.dump)
     lw = _incoming(args.incoming, dump) if args.incoming else dump.pending_workload(args.workload)
+    note_ignored_boosts([w.workload for w in dump.workloads] + ([lw.workload] if args.incoming else []), config.feature_gates)
     via = ""
     if args.cluster_queue:
         cq = args.cluster_queue
@@ -465,6 +468,8 @@ def _podgroup_json(
 
 def _check(args: argparse.Namespace) -> tuple[int, str]:
     dump = load_dump(*args.dump)
+    gates = feature_gates_of(args)
+    note_ignored_boosts([w.workload for w in dump.workloads], gates)
     snapshot = dump.snapshot()
     if dump.nodes or dump.pods:
         dump.cluster()  # validates node references
@@ -492,7 +497,7 @@ def _check(args: argparse.Namespace) -> tuple[int, str]:
             "skipped": dict(dump.skipped),
             "workloads": states,
             "pending": [
-                {"workload": lw.key, "clusterQueue": cq, "priority": priority_info(lw.workload).effective}
+                {"workload": lw.key, "clusterQueue": cq, "priority": priority_info(lw.workload, gates).effective}
                 for lw, cq in pending
             ],
             "tree": [_node_json(n) for root in _roots(snapshot) for n in snapshot.subtree(root)],
@@ -521,7 +526,7 @@ def _check(args: argparse.Namespace) -> tuple[int, str]:
         ]
         for lw, cq in pending:
             target = f"ClusterQueue {cq}" if cq else "no ClusterQueue found"
-            out.append(f"  pending {lw.key} -> {target}, priority {priority_info(lw.workload).effective}")
+            out.append(f"  pending {lw.key} -> {target}, priority {priority_info(lw.workload, gates).effective}")
     if nodes:
         out += ["", "Nodes (requests of running pods / allocatable):"]
         out += _table(
@@ -681,7 +686,12 @@ def _workload_key(value: str) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="Explain Kueue preemption decisions on cluster dumps.")
+    parser = _Parser(
+        prog=PROG,
+        description="Explain Kueue preemption decisions on cluster dumps.",
+        epilog="Defaults are Kueue's own (feature gates and configuration at the reference commit). "
+        "Options given on the command line override the same settings read from a --config file.",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -744,6 +754,9 @@ def _parser() -> argparse.ArgumentParser:
 
     add_cycle_parser(sub, _rfc3339, _strategies)
     add_sim_parsers(sub, _strategies)
+    for command in (explain, check):
+        add_feature_gates_flag(command)
+    add_logging_flags(parser, sub.choices.values())
     return parser
 
 
@@ -777,7 +790,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version
         return int(exc.code) if isinstance(exc.code, int) else EXIT_OK
     try:
-        result: tuple[int, str] = args.func(args)
+        with cli_logging(level_for(args), PROG):
+            result: tuple[int, str] = args.func(args)
         code, text = result
     except (YamlUnavailable, ExtraUnavailable) as exc:
         _fail(str(exc))

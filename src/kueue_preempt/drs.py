@@ -15,6 +15,8 @@ from typing import Mapping
 
 import attrs
 
+from ._checks import arg, arg_mapping
+from .errors import InvalidArgument
 from .model import FlavorResource
 from .quantity import UNLIMITED, amount_add, amount_sub
 from .quota import QuotaNode, Snapshot
@@ -71,6 +73,8 @@ NEGATIVE_SHARE = DominantResourceShare(ratio=-1.0, weight=1.0)
 
 def compare_drs(a: DominantResourceShare, b: DominantResourceShare) -> int:
     """FS-DRS-4: -1, 0 or 1. Infinite shares compare by their unweighted ratios."""
+    arg(a, DominantResourceShare, "compare_drs", "a")
+    arg(b, DominantResourceShare, "compare_drs", "b")
     za, zb = a.zero_weight_borrowing, b.zero_weight_borrowing
     if za and zb:
         x, y = a.ratio, b.ratio
@@ -90,6 +94,10 @@ def dominant_resource_share(
 
     O(F · depth) for F FlavorResources; the lendable capacity is cached per snapshot.
     """
+    arg(snapshot, Snapshot, "dominant_resource_share", "snapshot")
+    arg(node, QuotaNode, "dominant_resource_share", "node")
+    if extra is not None:
+        _amount_map(extra, "dominant_resource_share", "extra")
     parent = node.parent
     if parent is None:
         return DominantResourceShare(ratio=0.0, weight=node.fair_weight)  # FS-W-4
@@ -118,6 +126,15 @@ def dominant_resource_share(
     )
 
 
+def _amount_map(value: object, function: str, param: str) -> None:
+    """A ``FlavorResource -> int`` amount map, checked entry by entry."""
+    for fr, amount in arg_mapping(value, function, param).items():
+        if not isinstance(fr, FlavorResource):
+            raise InvalidArgument(function, param, f"keys must be FlavorResource, got {type(fr).__name__}")
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise InvalidArgument(function, f"{param}[{fr}]", f"expected an int amount, got {type(amount).__name__}")
+
+
 def is_borrowing(snapshot: Snapshot, node: QuotaNode) -> bool:
     """FS-DRS-7 ``IsBorrowing``: usage above subtree quota on some FlavorResource."""
     return dominant_resource_share(snapshot, node).borrowing
@@ -125,6 +142,8 @@ def is_borrowing(snapshot: Snapshot, node: QuotaNode) -> bool:
 
 def is_borrowing_on(node: QuotaNode, requested: Mapping[FlavorResource, int]) -> bool:
     """FS-DRS-7 ``IsBorrowingOn``: borrowing on a FlavorResource requested with a quantity > 0."""
+    arg(node, QuotaNode, "is_borrowing_on", "node")
+    _amount_map(requested, "is_borrowing_on", "requested")
     return any(
         v > 0 and fr in node.subtree_quota and node.usage.get(fr, 0) > node.subtree_quota[fr]
         for fr, v in requested.items()

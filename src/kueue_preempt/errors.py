@@ -12,6 +12,7 @@ __all__ = [
     "KueuePreemptError",
     "InvalidQuantity",
     "InvalidModel",
+    "InvalidArgument",
     "UnknownReference",
     "UnknownClusterQueue",
     "UnknownCohort",
@@ -47,6 +48,14 @@ class InvalidModel(KueuePreemptError, ValueError):
         self.field = field
         self.reason = reason
         super().__init__(f"{obj}: field {field!r}: {reason}")
+
+
+class InvalidArgument(InvalidModel, TypeError):
+    """A public function got an argument of the wrong type, e.g. a dict where a ``Workload`` goes.
+
+    ``obj`` is the function, ``field`` the parameter. It is also a :class:`TypeError`, so code
+    that already guards calls with ``except TypeError`` keeps working.
+    """
 
 
 class UnknownReference(KueuePreemptError, LookupError):

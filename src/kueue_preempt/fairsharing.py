@@ -13,7 +13,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
-from ._context import Candidate, DecisionContext, workloads_in_order
+from ._checks import arg, arg_iterable, optional_arg
+from .errors import InvalidArgument, UnknownClusterQueue
+from ._context import Candidate, DecisionContext, check_decision_args, workloads_in_order
 from .config import FairSharingConfig, FairSharingStrategy, PreemptionConfig
 from .drs import NEGATIVE_SHARE, DominantResourceShare, compare_drs, dominant_resource_share, format_share
 from .fill_back import fill_back
@@ -66,7 +68,13 @@ def strategy_allows(
     target_new: DominantResourceShare,
 ) -> bool:
     """Does ``strategy`` allow preempting a workload, given the three shares (FS-STRAT-1/2)?"""
-    return _STRATEGIES[strategy](preemptor_new, target_old, target_new)
+    if not isinstance(strategy, str) or strategy not in {s.value for s in FairSharingStrategy}:
+        names = ", ".join(s.value for s in FairSharingStrategy)
+        raise InvalidArgument("strategy_allows", "strategy", f"{strategy!r:.40} is not one of {names}")
+    arg(preemptor_new, DominantResourceShare, "strategy_allows", "preemptor_new")
+    arg(target_old, DominantResourceShare, "strategy_allows", "target_old")
+    arg(target_new, DominantResourceShare, "strategy_allows", "target_new")
+    return _STRATEGIES[FairSharingStrategy(strategy)](preemptor_new, target_old, target_new)
 
 
 def fair_targets(
@@ -87,6 +95,7 @@ def fair_targets(
     Complexity: O(n log n) to order the n candidates plus, per selection step, one DRS
     evaluation per ClusterQueue and cohort on the descent (O(tree · F · depth)).
     """
+    check_decision_args("fair_targets", preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     fs = config.fair_sharing or FairSharingConfig()
     ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     tr = ctx.trace
@@ -244,14 +253,14 @@ class ClusterQueueOrdering:
         candidates: Sequence[Candidate] | Mapping[QuotaNode, CandidateQueue],
         trace: DecisionTrace | None = None,
     ) -> None:
-        self._trace = trace
-        self._snapshot = snapshot
-        self._preemptor = preemptor_queue
+        self._trace = optional_arg(trace, DecisionTrace, "ClusterQueueOrdering", "trace")
+        self._snapshot = arg(snapshot, Snapshot, "ClusterQueueOrdering", "snapshot")
+        self._preemptor = arg(preemptor_queue, QuotaNode, "ClusterQueueOrdering", "preemptor_queue")
         if isinstance(candidates, Mapping):
             self._queues = dict(candidates)
         else:
             grouped: dict[QuotaNode, list[Candidate]] = {}
-            for c in candidates:
+            for c in arg_iterable(candidates, Candidate, "ClusterQueueOrdering", "candidates"):
                 grouped.setdefault(c.node, []).append(c)
             self._queues = {node: CandidateQueue(cands) for node, cands in grouped.items()}
         self._pruned: set[QuotaNode] = set()
@@ -349,6 +358,9 @@ def fair_shares(
     snapshot: Snapshot, preemptor_queue: QuotaNode, target_queue: QuotaNode
 ) -> tuple[DominantResourceShare, DominantResourceShare]:
     """FS-LCA-2: ``(preemptor new share, target old share)`` on the current snapshot."""
+    arg(snapshot, Snapshot, "fair_shares", "snapshot")
+    arg(preemptor_queue, QuotaNode, "fair_shares", "preemptor_queue")
+    arg(target_queue, QuotaNode, "fair_shares", "target_queue")
     p_almost, t_almost = _almost_lca(target_queue, preemptor_queue)
     return dominant_resource_share(snapshot, p_almost), dominant_resource_share(snapshot, t_almost)
 
@@ -357,6 +369,9 @@ def target_share_after_removal(
     snapshot: Snapshot, preemptor_queue: QuotaNode, workload: Workload
 ) -> DominantResourceShare:
     """FS-LCA-2 ``tNew(w)``: the target side's share with ``workload``'s usage removed."""
+    arg(snapshot, Snapshot, "target_share_after_removal", "snapshot")
+    arg(preemptor_queue, QuotaNode, "target_share_after_removal", "preemptor_queue")
+    arg(workload, Workload, "target_share_after_removal", "workload")
     target = snapshot.cluster_queue(workload.cluster_queue)
     _, t_almost = _almost_lca(target, preemptor_queue)
     with snapshot.preserved():
@@ -468,6 +483,13 @@ def ordering_for(
 
     For inspecting the ordering on its own (no preemptor usage is simulated).
     """
+    arg(snapshot, Snapshot, "ordering_for", "snapshot")
+    arg(preemptor_cluster_queue, str, "ordering_for", "preemptor_cluster_queue")
+    candidates = arg_iterable(candidates, Workload, "ordering_for", "candidates")
+    arg(config, PreemptionConfig, "ordering_for", "config")
+    optional_arg(now, datetime, "ordering_for", "now")
+    if not snapshot.has_cluster_queue(preemptor_cluster_queue):
+        raise UnknownClusterQueue("ordering_for", "preemptor_cluster_queue", preemptor_cluster_queue)
     empty = Assignment(requests={}, preempt=frozenset[FlavorResource]())
     ctx = DecisionContext(
         Workload(name="preemptor"), preemptor_cluster_queue, empty, snapshot, config, now

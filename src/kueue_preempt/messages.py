@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._checks import arg
 from .model import PreemptionReason, Workload
 
 __all__ = ["JOB_UID_LABEL", "human_readable_reason", "preemption_message"]
@@ -28,6 +29,7 @@ def _or_unknown(value: str | None) -> str:
 
 def preemption_message(preemptor: Workload, reason: str, preemptor_path: str, preemptee_path: str) -> str:
     """MSG-3: the ``Evicted``/``Preempted`` condition message for one target."""
+    arg(preemptor, Workload, "preemption_message", "preemptor")
     return (
         f"Preempted to accommodate a workload (UID: {_or_unknown(preemptor.uid)}, "
         f"JobUID: {_or_unknown(preemptor.labels.get(JOB_UID_LABEL))}) "

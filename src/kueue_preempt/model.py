@@ -15,13 +15,15 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import attrs
 
+from ._checks import model_int, model_iterable, model_str_map
+
 if TYPE_CHECKING:  # flavors imports model; the converters below import it lazily
     from .flavors import FlavorFungibility, PodSetSpec, ResourceGroup
 
 from ._frozen import FrozenMap, frozen_map, intern, interned_map
 from ._time import to_optional_time
 from .errors import InvalidModel
-from .quantity import amount_add
+from .quantity import amount_add, amount_input
 
 __all__ = [
     "FlavorResource",
@@ -75,24 +77,32 @@ class FlavorResource:
         return f"{self.flavor}/{self.resource}"
 
 
-def _non_negative() -> _Validator:
-    def check(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
-        if value is not None and value < 0:
-            raise InvalidModel("ResourceQuota", attr.name, f"must be >= 0, got {value}")
+# ResourceQuota does not know its resource (the FlavorResource is the key in ``quotas``), so a
+# quantity string cannot be converted here and is refused (Q-1 input rule, ``amount_input``).
+def _nominal(value: int) -> int:
+    return amount_input(value, None, obj="ResourceQuota", field="nominal", side="quota")
 
-    return check
+
+def _borrowing_limit(value: int | None) -> int | None:
+    return None if value is None else amount_input(value, None, obj="ResourceQuota", field="borrowing_limit", side="quota")
+
+
+def _lending_limit(value: int | None) -> int | None:
+    return None if value is None else amount_input(value, None, obj="ResourceQuota", field="lending_limit", side="quota")
 
 
 @attrs.frozen
 class ResourceQuota:
     """Quota of one node for one FlavorResource (DM-3). Amounts are integers (Q-1).
 
-    ``None`` limits mean "no borrowing limit" / "lend everything" (Q-3).
+    ``None`` limits mean "no borrowing limit" / "lend everything" (Q-3). Values are amounts
+    (milli-units for ``cpu``); a quantity string is refused because the resource is not known
+    here — convert it with :func:`~kueue_preempt.quota_amount` first.
     """
 
-    nominal: int = attrs.field(default=0, validator=_non_negative())
-    borrowing_limit: int | None = attrs.field(default=None, validator=_non_negative())
-    lending_limit: int | None = attrs.field(default=None, validator=_non_negative())
+    nominal: int = attrs.field(default=0, converter=_nominal)
+    borrowing_limit: int | None = attrs.field(default=None, converter=_borrowing_limit)
+    lending_limit: int | None = attrs.field(default=None, converter=_lending_limit)
 
 
 class PreemptionPolicy(str, enum.Enum):
@@ -159,7 +169,20 @@ class BorrowWithinCohort:
         converter=_bwc_policy,
         validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY),
     )
-    max_priority_threshold: int | None = None
+    max_priority_threshold: int | None = attrs.field(default=None)
+
+    @max_priority_threshold.validator
+    def _check_threshold(self, attribute: attrs.Attribute[int | None], value: int | None) -> None:
+        if value is not None:
+            model_int(value, "BorrowWithinCohort", "max_priority_threshold", minimum=INT32_MIN, maximum=INT32_MAX)
+
+
+def _bwc(value: BorrowWithinCohort | None) -> BorrowWithinCohort | None:
+    if value is not None and not isinstance(value, BorrowWithinCohort):
+        raise InvalidModel(
+            "ClusterQueuePreemption", "borrow_within_cohort", f"expected BorrowWithinCohort or None, got {type(value).__name__}"
+        )
+    return value
 
 
 @attrs.frozen
@@ -180,7 +203,7 @@ class ClusterQueuePreemption:
         converter=_reclaim_policy,
         validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.ANY),
     )
-    borrow_within_cohort: BorrowWithinCohort | None = None
+    borrow_within_cohort: BorrowWithinCohort | None = attrs.field(default=None, converter=_bwc)
 
     def __attrs_post_init__(self) -> None:
         bwc = self.borrow_within_cohort
@@ -196,19 +219,32 @@ class ClusterQueuePreemption:
             )
 
 
-def _weight(value: float | int | str | Decimal) -> float:
+def _weight(value: float | int | str | Decimal, obj: str) -> float:
     if isinstance(value, str):
         from .quantity import parse_quantity
 
-        value = float(parse_quantity(value, where="fairSharing.weight"))
-    weight = float(value)
+        value = float(parse_quantity(value, where=f"{obj}.fair_weight (fairSharing.weight)"))
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        raise InvalidModel(obj, "fair_weight", f"expected a number or quantity string, got {type(value).__name__}")
+    # float() of a huge int overflows; such a weight is absurd input, refused by FS-W-2 anyway.
+    weight = float(value) if not isinstance(value, int) or abs(value) < 2**1000 else float("inf")
     # FS-W-2: weight >= 0 and a positive weight must exceed 1e-9.
     if not weight >= 0 or (0 < weight <= 1e-9) or weight == float("inf"):
-        raise InvalidModel("fairSharing", "weight", f"must be 0 or > 1e-9 and finite, got {value!r}")
+        raise InvalidModel(obj, "fair_weight", f"fairSharing.weight must be 0 or > 1e-9 and finite, got {value!r:.40}")
     return weight
 
 
+def _cq_weight(value: float | int | str | Decimal) -> float:
+    return _weight(value, "ClusterQueue")
+
+
+def _cohort_weight(value: float | int | str | Decimal) -> float:
+    return _weight(value, "Cohort")
+
+
 def _quotas(value: Mapping[FlavorResource, ResourceQuota]) -> FrozenMap[FlavorResource, ResourceQuota]:
+    if not isinstance(value, Mapping):
+        raise InvalidModel("quotas", "quotas", f"expected a mapping of FlavorResource to ResourceQuota, got {type(value).__name__}")
     for fr, q in value.items():
         if not isinstance(fr, FlavorResource) or not isinstance(q, ResourceQuota):
             raise InvalidModel("quotas", str(fr), "keys must be FlavorResource and values ResourceQuota")
@@ -254,7 +290,7 @@ class ClusterQueue:
     cohort: str | None = None
     quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_quotas)
     preemption: ClusterQueuePreemption = attrs.field(factory=ClusterQueuePreemption)
-    fair_weight: float = attrs.field(default=1.0, converter=_weight)
+    fair_weight: float = attrs.field(default=1.0, converter=_cq_weight)
     admission_scope_usage_based: bool = False
     resource_groups: tuple[ResourceGroup, ...] = attrs.field(default=(), converter=_resource_groups)
     flavor_fungibility: FlavorFungibility = attrs.field(factory=_default_fungibility, converter=_fungibility)
@@ -293,7 +329,7 @@ class Cohort:
     name: str
     parent: str | None = None
     quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_quotas)
-    fair_weight: float = attrs.field(default=1.0, converter=_weight)
+    fair_weight: float = attrs.field(default=1.0, converter=_cohort_weight)
 
     def __attrs_post_init__(self) -> None:
         if not self.name:
@@ -306,6 +342,10 @@ class Cohort:
                     )
 
 
+def _condition_time(value: datetime | str | None) -> datetime | None:
+    return to_optional_time(value, obj="Condition", field="last_transition_time")
+
+
 @attrs.frozen
 class Condition:
     """A workload status condition: read for the queue-order timestamp (POL-5) and written by
@@ -314,7 +354,7 @@ class Condition:
     type: str
     status: str = "True"
     reason: str = ""
-    last_transition_time: datetime | None = attrs.field(default=None, converter=to_optional_time)
+    last_transition_time: datetime | None = attrs.field(default=None, converter=_condition_time)
     message: str = ""
     """Read when a later write quotes it (``Previously: ...``, SC-AD-2)."""
     observed_generation: int = 0
@@ -326,8 +366,10 @@ class Condition:
 
 def _int32(obj: str) -> _Validator:
     def check(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
-        if value is not None and (isinstance(value, bool) or not INT32_MIN <= value <= INT32_MAX):
-            raise InvalidModel(obj, attr.name, f"{value!r} is not an int32")
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or not INT32_MIN <= value <= INT32_MAX
+        ):
+            raise InvalidModel(obj, attr.name, f"{value!r:.40} is not an int32")
 
     return check
 
@@ -342,8 +384,8 @@ class EvictionStat:
 
     @count.validator
     def _check_count(self, attribute: attrs.Attribute[int], value: int) -> None:
-        if isinstance(value, bool) or value < 0:
-            raise InvalidModel(f"EvictionStat {self.reason!r}", "count", f"must be a non-negative int, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InvalidModel(f"EvictionStat {self.reason!r}", "count", f"must be a non-negative int, got {value!r:.40}")
 
 
 class ClassPreemptionPolicy(str, enum.Enum):
@@ -403,16 +445,28 @@ def _class_ref(value: PriorityClassRef | str | None) -> PriorityClassRef | None:
     raise InvalidModel("Workload", "priority_class", f"{value!r} is not a PriorityClassRef or class name")
 
 
-def _str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
-    return frozen_map(value)
+def _annotations(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(model_str_map(value, "Workload", "annotations"))
 
 
-def _shared_str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
-    return interned_map(value)
+def _labels(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(model_str_map(value, "Workload", "labels"))
 
 
-def _shared_int_map(value: Mapping[str, int]) -> FrozenMap[str, int]:
-    return interned_map(value)
+def _flavors(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return interned_map(model_str_map(value, "PodSetUsage", "flavors"))
+
+
+def _usage_amounts(value: Mapping[str, int | str]) -> FrozenMap[str, int]:
+    # Q-1 input rule: a string is a quantity of that resource ("500m" cpu = 500), an int an amount.
+    if not isinstance(value, Mapping):
+        raise InvalidModel("PodSetUsage", "usage", f"expected a mapping of resource to quantity, got {type(value).__name__}")
+    out: dict[str, int] = {}
+    for resource, amount in value.items():
+        if not isinstance(resource, str) or not resource:
+            raise InvalidModel("PodSetUsage", "usage", f"resource names must be non-empty strings, got {resource!r}")
+        out[resource] = amount_input(amount, resource, obj="PodSetUsage", field=f"usage[{resource!r}]")
+    return interned_map(out)
 
 
 @attrs.frozen
@@ -424,9 +478,14 @@ class PodSetUsage:
     """
 
     name: str = "main"
-    count: int = 1
-    flavors: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_shared_str_map)
-    usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_shared_int_map)
+    count: int = attrs.field(default=1)
+    flavors: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_flavors)
+    usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_usage_amounts)
+    """Amounts per resource; a string value is parsed as a quantity of that resource (Q-1)."""
+
+    @count.validator
+    def _check_count(self, attribute: attrs.Attribute[int], value: int) -> None:
+        model_int(value, f"PodSetUsage {self.name!r}", "count", minimum=0)
 
 
 def _cost(value: Decimal | int | str | None) -> Decimal | None:
@@ -449,15 +508,23 @@ def _cost(value: Decimal | int | str | None) -> Decimal | None:
 
 
 def _pod_sets(value: Iterable[PodSetUsage]) -> tuple[PodSetUsage, ...]:
-    return intern(tuple(value))
+    return intern(model_iterable(value, PodSetUsage, "Workload", "pod_sets"))
 
 
 def _conditions(value: Iterable[Condition]) -> tuple[Condition, ...]:
-    return tuple(value)
+    return model_iterable(value, Condition, "Workload", "conditions")
 
 
 def _evictions(value: Iterable[EvictionStat]) -> tuple[EvictionStat, ...]:
-    return tuple(value)
+    return model_iterable(value, EvictionStat, "Workload", "evictions")
+
+
+def _creation_time(value: datetime | str | None) -> datetime | None:
+    return to_optional_time(value, obj="Workload", field="creation_time")
+
+
+def _quota_reserved_at(value: datetime | str | None) -> datetime | None:
+    return to_optional_time(value, obj="Workload", field="quota_reserved_at")
 
 
 def _spec_pod_sets(value: Iterable[PodSetSpec]) -> tuple[PodSetSpec, ...]:
@@ -511,10 +578,10 @@ class Workload:
     cluster_queue: str = ""
     local_queue: str = ""
     priority: int | None = attrs.field(default=None, validator=_int32("Workload"))
-    annotations: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
-    labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
-    creation_time: datetime | None = attrs.field(default=None, converter=to_optional_time)
-    quota_reserved_at: datetime | None = attrs.field(default=None, converter=to_optional_time)
+    annotations: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_annotations)
+    labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_labels)
+    creation_time: datetime | None = attrs.field(default=None, converter=_creation_time)
+    quota_reserved_at: datetime | None = attrs.field(default=None, converter=_quota_reserved_at)
     evicted: bool = False
     conditions: tuple[Condition, ...] = attrs.field(default=(), converter=_conditions)
     pod_sets: tuple[PodSetUsage, ...] = attrs.field(default=(), converter=_pod_sets)
@@ -579,19 +646,20 @@ class FlavorAssignmentMode(str, enum.Enum):
     NO_FIT = "NoFit"
 
 
-def _requests(value: Mapping[FlavorResource, int]) -> FrozenMap[FlavorResource, int]:
+def _requests(value: Mapping[FlavorResource, int | str]) -> FrozenMap[FlavorResource, int]:
+    if not isinstance(value, Mapping):
+        raise InvalidModel("Assignment", "requests", f"expected a mapping of FlavorResource to quantity, got {type(value).__name__}")
+    out: dict[FlavorResource, int] = {}
     for fr, v in value.items():
-        if not isinstance(fr, FlavorResource) or isinstance(v, bool) or not isinstance(v, int):
-            raise InvalidModel("Assignment", f"requests[{fr}]", "keys must be FlavorResource, values int amounts")
-    return frozen_map({intern(fr): v for fr, v in value.items()})
+        if not isinstance(fr, FlavorResource):
+            raise InvalidModel("Assignment", "requests", f"keys must be FlavorResource, got {type(fr).__name__}")
+        # Q-1 input rule: the key names the resource, so "500m" of cpu is the amount 500.
+        out[intern(fr)] = amount_input(v, fr.resource, obj="Assignment", field=f"requests[{fr}]")
+    return frozen_map(out)
 
 
 def _fr_set(value: Iterable[FlavorResource]) -> frozenset[FlavorResource]:
-    out = frozenset(intern(fr) for fr in value)
-    for fr in out:
-        if not isinstance(fr, FlavorResource):
-            raise InvalidModel("Assignment", "preempt", f"{fr!r} is not a FlavorResource")
-    return out
+    return frozenset(intern(fr) for fr in model_iterable(value, FlavorResource, "Assignment", "preempt"))
 
 
 @attrs.frozen

@@ -16,6 +16,7 @@ from typing import Mapping
 
 import attrs
 
+from ._checks import arg, arg_mapping
 from .config import PreemptionConfig
 from .model import FlavorResource, Workload
 from .quantity import amount_add, amount_sub
@@ -26,6 +27,9 @@ __all__ = ["NonPreemptibleViolation", "NonPreemptibleQuotaCheck", "is_non_preemp
 
 def is_non_preemptible(workload: Workload, snapshot: Snapshot, config: PreemptionConfig) -> bool:
     """NP-2 with the NP-14 switch: false whenever the feature is off."""
+    arg(workload, Workload, "is_non_preemptible", "workload")
+    arg(snapshot, Snapshot, "is_non_preemptible", "snapshot")
+    arg(config, PreemptionConfig, "is_non_preemptible", "config")
     return config.non_preemptible_enabled and snapshot.is_non_preemptible(workload)
 
 
@@ -76,6 +80,11 @@ def check_non_preemptible_quota(
     quota do not raise it (NP-6). Each violation names the FlavorResource and the excess.
     The workload must not already be in the snapshot (it is the one being admitted).
     """
+    arg(workload, Workload, "check_non_preemptible_quota", "workload")
+    arg(cluster_queue, str, "check_non_preemptible_quota", "cluster_queue")
+    arg(snapshot, Snapshot, "check_non_preemptible_quota", "snapshot")
+    arg(config, PreemptionConfig, "check_non_preemptible_quota", "config")
+    arg_mapping(requests, "check_non_preemptible_quota", "requests")
     if not is_non_preemptible(workload, snapshot, config):
         return NonPreemptibleQuotaCheck(allowed=True)
     node = snapshot.cluster_queue(cluster_queue)

@@ -14,6 +14,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Callable, Iterable, Sequence, TypeVar
 
+from ._checks import arg, arg_iterable
 from ._time import micros
 from .config import PreemptionConfig
 from .model import Workload
@@ -22,6 +23,7 @@ from .priority import effective_priority, preemption_cost
 __all__ = [
     "candidates_ordering",
     "candidate_sort_key",
+    "sort_key",
     "sort_candidates",
     "sort_by_ordering",
     "reservation_time",
@@ -36,6 +38,12 @@ def reservation_time(workload: Workload, now: datetime) -> datetime:
     return workload.quota_reserved_at if workload.quota_reserved_at is not None else now
 
 
+def _check(function: str, preemptor_cluster_queue: object, now: object, config: object) -> None:
+    arg(preemptor_cluster_queue, str, function, "preemptor_cluster_queue")
+    arg(now, datetime, function, "now")
+    arg(config, PreemptionConfig, function, "config")
+
+
 def candidate_sort_key(
     workload: Workload,
     preemptor_cluster_queue: str,
@@ -46,6 +54,20 @@ def candidate_sort_key(
 
     ``(not evicted, same CQ, EP, cost or 0, -reservation time, uid)``.
     """
+    if not (
+        isinstance(workload, Workload)
+        and isinstance(preemptor_cluster_queue, str)
+        and isinstance(now, datetime)
+        and isinstance(config, PreemptionConfig)
+    ):  # one cheap test on the common path; the named checks only when something is wrong
+        _check("candidate_sort_key", preemptor_cluster_queue, now, config)
+        arg(workload, Workload, "candidate_sort_key", "workload")
+    return sort_key(workload, preemptor_cluster_queue, now, config)
+
+
+def sort_key(workload: Workload, preemptor_cluster_queue: str, now: datetime, config: PreemptionConfig) -> SortKey:
+    """:func:`candidate_sort_key` without the argument checks, for the algorithms' inner loop
+    (their arguments are checked once per decision)."""
     return (
         0 if workload.evicted else 1,  # ORD-1
         1 if workload.cluster_queue == preemptor_cluster_queue else 0,  # ORD-2
@@ -88,8 +110,11 @@ def candidates_ordering(
     AFS (ORD-3) applies when ``config.admission_fair_sharing`` is set; it sits between
     ORD-2 and ORD-4, so it is checked after the first two key elements.
     """
-    ka = candidate_sort_key(a, preemptor_cluster_queue, now, config)
-    kb = candidate_sort_key(b, preemptor_cluster_queue, now, config)
+    _check("candidates_ordering", preemptor_cluster_queue, now, config)
+    arg(a, Workload, "candidates_ordering", "a")
+    arg(b, Workload, "candidates_ordering", "b")
+    ka = sort_key(a, preemptor_cluster_queue, now, config)
+    kb = sort_key(b, preemptor_cluster_queue, now, config)
     head = _cmp_keys(ka[:2], kb[:2])
     if head != 0:
         return head
@@ -107,8 +132,9 @@ def sort_candidates(
     config: PreemptionConfig = PreemptionConfig(),
 ) -> list[Workload]:
     """Stable sort by CandidatesOrdering (ORD-7): ties keep their input order. O(n log n)."""
-    items = list(candidates)
-    keys = {id(w): candidate_sort_key(w, preemptor_cluster_queue, now, config) for w in items}
+    _check("sort_candidates", preemptor_cluster_queue, now, config)
+    items = arg_iterable(candidates, Workload, "sort_candidates", "candidates")
+    keys = {id(w): sort_key(w, preemptor_cluster_queue, now, config) for w in items}
     return sort_by_ordering(items, lambda w: keys[id(w)], lambda w: w, config.admission_fair_sharing)
 
 

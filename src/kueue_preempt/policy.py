@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import AbstractSet
 
+from ._checks import arg
 from ._time import ZERO_TIME
 from .config import PreemptionConfig, RequeuingTimestamp
 from .model import ClusterQueue, FlavorResource, PreemptionPolicy, Workload
@@ -17,6 +18,7 @@ from .priority import effective_priority
 
 __all__ = [
     "queue_order_timestamp",
+    "order_timestamp",
     "policy_allows",
     "satisfies_preemption_policy",
     "uses_flavor_resources",
@@ -30,6 +32,13 @@ _ONE_MS = timedelta(milliseconds=1)
 
 def queue_order_timestamp(workload: Workload, config: PreemptionConfig = PreemptionConfig()) -> datetime:
     """The timestamp Kueue orders pending workloads by (POL-5), first matching rule."""
+    arg(workload, Workload, "queue_order_timestamp", "workload")
+    arg(config, PreemptionConfig, "queue_order_timestamp", "config")
+    return order_timestamp(workload, config)
+
+
+def order_timestamp(workload: Workload, config: PreemptionConfig) -> datetime:
+    """:func:`queue_order_timestamp` without the argument checks, for the algorithms' inner loop."""
     evicted = workload.condition("Evicted")
     if evicted is not None and evicted.is_true and evicted.last_transition_time is not None:
         if (
@@ -76,8 +85,12 @@ def satisfies_preemption_policy(
 ) -> bool:
     """May ``preemptor`` preempt ``candidate`` under ``policy``? (POL-1..POL-4).
 
-    Unknown policy strings and ``""`` are ``Never`` (POL-4): this predicate never raises.
+    Unknown policy strings and ``""`` are ``Never`` (POL-4): this predicate never raises on
+    the policy; wrong argument types are :class:`~kueue_preempt.errors.InvalidArgument`.
     """
+    arg(preemptor, Workload, "satisfies_preemption_policy", "preemptor")
+    arg(candidate, Workload, "satisfies_preemption_policy", "candidate")
+    arg(config, PreemptionConfig, "satisfies_preemption_policy", "config")
     try:
         pol = PreemptionPolicy(policy)
     except ValueError:
@@ -88,8 +101,8 @@ def satisfies_preemption_policy(
         pol,
         effective_priority(preemptor, boost_enabled=config.priority_boost),
         effective_priority(candidate, boost_enabled=config.priority_boost),
-        queue_order_timestamp(preemptor, config),
-        queue_order_timestamp(candidate, config),
+        order_timestamp(preemptor, config),
+        order_timestamp(candidate, config),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from ._context import check_decision_args
 from .classic import classic_targets
 from .config import PreemptionConfig
 from .fairsharing import fair_targets
@@ -32,6 +33,7 @@ def get_targets(
     Pass a :class:`~kueue_preempt.trace.DecisionTrace` as ``trace`` to receive every step
     with the rule that decided it.
     """
+    check_decision_args("get_targets", preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     if config.fair_sharing is not None:
         return fair_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     return classic_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)

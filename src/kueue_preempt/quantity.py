@@ -9,10 +9,13 @@ below saturate instead of overflowing (Q-2).
 
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal
 from fractions import Fraction
+from typing import Literal
 
-from .errors import InvalidQuantity
+from .errors import InvalidModel, InvalidQuantity
 
 __all__ = [
     "UNLIMITED",
@@ -23,6 +26,7 @@ __all__ = [
     "amount_add",
     "amount_sub",
     "format_amount",
+    "amount_input",
 ]
 
 UNLIMITED = 2**63 - 1
@@ -43,6 +47,8 @@ _MAX_LEN = 128
 # bound are rejected as absurd input (no real quota, request or cost comes near it).
 _MAX_EXPONENT = 1000
 _CPU_QUOTA_BOUND = Fraction(UNLIMITED // 1000)
+# Errors name the place the caller gave (``where``), else the parameter itself.
+_ARGUMENT = "argument 'value'"
 
 
 
@@ -54,6 +60,7 @@ def parse_quantity(value: str, *, where: str = "") -> Fraction:
     Exponents beyond ±1000 are rejected as absurd input. Rejects everything else (``"1_000"``, ``"NaN"``, ``"K"``, ``" 1"``, ``""``) with
     :class:`~kueue_preempt.errors.InvalidQuantity` naming the string (and ``where``, if given).
     """
+    where = where or _ARGUMENT
     if not isinstance(value, str):
         raise InvalidQuantity(value, "not a string", where=where)
     if len(value) > _MAX_LEN:
@@ -109,6 +116,7 @@ def request_amount(value: str | int | Fraction, resource: str, *, where: str = "
 
 
 def _as_fraction(value: str | int | Fraction, where: str) -> Fraction:
+    where = where or _ARGUMENT
     if isinstance(value, bool):
         raise InvalidQuantity(value, "booleans are not quantities", where=where)
     if isinstance(value, (int, Fraction)):
@@ -162,3 +170,55 @@ def format_amount(amount: int, resource: str) -> str:
             if amount % base == 0:
                 return f"{amount // base}{suffix}"
     return str(amount)
+
+
+def amount_input(
+    value: object,
+    resource: str | None,
+    *,
+    obj: str,
+    field: str,
+    side: Literal["request", "quota"] = "request",
+    allow_negative: bool = False,
+) -> int:
+    """Convert one amount given to a public constructor or function (the input rule of Q-1).
+
+    * a ``str`` is a Kubernetes quantity, parsed exactly for ``resource`` as the manifest reader
+      does (:func:`request_amount` or, for ``side="quota"``, :func:`quota_amount`); where the
+      resource is not known (``resource=None``) a string is refused, because ``"1"`` means 1000
+      amounts for ``cpu`` and 1 for anything else;
+    * an ``int`` (or an integral ``float``/``Decimal``/``Fraction``) is already the library's amount in
+      the resource's units (milli-units for ``cpu``) and must lie in the int64 range;
+    * anything else (``None``, ``bool``, lists, NaN, ``0.5``) raises :class:`InvalidModel` naming
+      ``obj`` and ``field``; a malformed string raises :class:`InvalidQuantity` naming them too.
+
+    Negative amounts are refused unless ``allow_negative``: no usage, request or quota is negative.
+    """
+    where = f"{obj}.{field}"
+    if isinstance(value, str):
+        if resource is None:
+            raise InvalidModel(
+                obj,
+                field,
+                f"the quantity string {value[:32]!r} needs its resource to be converted; pass an amount "
+                "(int, milli-units for cpu) or convert with quota_amount(value, resource)",
+            )
+        amount = (quota_amount if side == "quota" else request_amount)(value, resource, where=where)
+    elif isinstance(value, bool) or not isinstance(value, (int, float, Decimal, Fraction)):
+        raise InvalidModel(obj, field, f"expected a quantity, got {type(value).__name__}")
+    elif isinstance(value, int):
+        amount = value
+    else:
+        # Checked separately from the conversion so the message says which rule failed.
+        if isinstance(value, (float, Decimal)) and not math.isfinite(value):
+            raise InvalidModel(obj, field, f"expected a finite amount, got {value!r}")
+        if value != int(value):
+            raise InvalidModel(
+                obj, field, f"amounts are integers (milli-units for cpu); got {value!r} — use a quantity string such as '500m'"
+            )
+        amount = int(value)
+    if not MIN_AMOUNT <= amount <= UNLIMITED:
+        raise InvalidModel(obj, field, f"{amount} is outside the int64 range of amounts (Q-1)")
+    if amount < 0 and not allow_negative:
+        raise InvalidModel(obj, field, f"must be >= 0, got {value!r}")
+    return amount

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ._checks import arg, arg_iterable
 from ._time import micros
 from .config import PreemptionConfig
 from .model import Workload
-from .policy import queue_order_timestamp
+from .policy import order_timestamp
 from .priority import effective_priority
 
 __all__ = ["scheduling_order_key", "sort_pending"]
@@ -21,13 +22,17 @@ __all__ = ["scheduling_order_key", "sort_pending"]
 
 def scheduling_order_key(workload: Workload, config: PreemptionConfig = PreemptionConfig()) -> tuple[int, int, str]:
     """``(-EP, queue-order time, key)``: smaller is scheduled first."""
+    arg(workload, Workload, "scheduling_order_key", "workload")
+    arg(config, PreemptionConfig, "scheduling_order_key", "config")
     return (
         -effective_priority(workload, boost_enabled=config.priority_boost),
-        micros(queue_order_timestamp(workload, config)),
+        micros(order_timestamp(workload, config)),
         workload.key,
     )
 
 
 def sort_pending(workloads: Iterable[Workload], config: PreemptionConfig = PreemptionConfig()) -> list[Workload]:
     """Pending workloads in the order Kueue's queue would hand them to the scheduler. O(n log n)."""
-    return sorted(workloads, key=lambda w: scheduling_order_key(w, config))
+    arg(config, PreemptionConfig, "sort_pending", "config")
+    items = arg_iterable(workloads, Workload, "sort_pending", "workloads")
+    return sorted(items, key=lambda w: scheduling_order_key(w, config))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterable, Iterator, Mapping
 
+from ._checks import iter_args
 from .config import PreemptionConfig
 from .errors import CohortCycle, DuplicateName, InputTooLarge, UnknownClusterQueue, UnknownCohort
 from .model import (
@@ -136,7 +137,10 @@ class Snapshot:
         # it stale until the block restores the state it was built for.
         self._index_valid = False
         self._classes: dict[str, WorkloadPriorityClass] = {}
-        for wpc in priority_classes:
+        cluster_queues = iter_args(cluster_queues, ClusterQueue, "Snapshot", "cluster_queues")
+        cohorts = iter_args(cohorts, Cohort, "Snapshot", "cohorts")
+        workloads = iter_args(workloads, Workload, "Snapshot", "workloads")
+        for wpc in iter_args(priority_classes, WorkloadPriorityClass, "Snapshot", "priority_classes"):
             if wpc.name in self._classes:
                 raise DuplicateName("WorkloadPriorityClass", wpc.name)
             self._classes[wpc.name] = wpc

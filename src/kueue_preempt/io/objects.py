@@ -11,6 +11,7 @@ import attrs
 from .._frozen import FrozenMap, frozen_map
 from ..errors import InvalidModel
 from ..model import PodSetUsage, Workload
+from ..quantity import amount_input
 
 __all__ = ["LocalQueue", "PodSetRequests", "LoadedWorkload", "PriorityClass"]
 
@@ -28,11 +29,16 @@ class LocalQueue:
         return f"{self.namespace}/{self.name}"
 
 
-def _amounts(value: Mapping[str, int]) -> FrozenMap[str, int]:
+def _amounts(value: Mapping[str, int | str]) -> FrozenMap[str, int]:
+    # Q-1 input rule (``amount_input``): a string is a quantity of that resource, an int an amount.
+    if not isinstance(value, Mapping):
+        raise InvalidModel("PodSetRequests", "requests", f"expected a mapping of resource to quantity, got {type(value).__name__}")
+    out: dict[str, int] = {}
     for resource, amount in value.items():
-        if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
-            raise InvalidModel("PodSetRequests", f"requests[{resource}]", f"must be a non-negative int, got {amount!r}")
-    return frozen_map(value)
+        if not isinstance(resource, str) or not resource:
+            raise InvalidModel("PodSetRequests", "requests", f"resource names must be non-empty strings, got {resource!r}")
+        out[resource] = amount_input(amount, resource, obj="PodSetRequests", field=f"requests[{resource!r}]")
+    return frozen_map(out)
 
 
 @attrs.frozen

@@ -287,7 +287,7 @@ class _Run:
             self.hit = True
 
     def boost_of(self, name: str) -> int:
-        return effective_priority(self.objs[name]) - self.spec[name].priority
+        return effective_priority(self.objs[name], self.config) - self.spec[name].priority
 
     def apply_boosts(self) -> None:
         if self.booster is None:
@@ -341,7 +341,7 @@ class _Run:
         """Admit one pending workload (preempting if needed); ``False`` when none can be."""
         order = sorted(
             self.pending,
-            key=lambda n: (-effective_priority(self.objs[n]), self.spec[n].arrival, n),
+            key=lambda n: (-effective_priority(self.objs[n], self.config), self.spec[n].arrival, n),
         )
         capacity = self.scenario.capacity
         for name in order:

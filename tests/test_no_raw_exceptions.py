@@ -1,0 +1,311 @@
+"""Bad input never escapes as a raw Python exception (issue 16 item 4).
+
+Every public name of ``kueue_preempt.__all__`` is enumerated programmatically, so a new public
+name is covered automatically (or must be added to ``SKIPPED`` with a reason, or to ``VALID``
+with a valid call). For each callable we start from a valid call and replace one argument at a
+time with a wrong type or an out-of-range value (negative counts, NaN, huge ints, ``None``, wrong
+enum strings, ...). The call must either succeed or raise one of the library's own errors
+(:class:`KueuePreemptError`) whose message names the argument it rejected — never a bare
+``TypeError``/``KeyError``/``AttributeError``. A Hypothesis property then nests bad values
+inside the maps and lists the constructors take.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import math
+from datetime import datetime, timezone
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import kueue_preempt as kp
+from kueue_preempt import (
+    Assignment,
+    ClusterQueue,
+    ClusterQueuePreemption,
+    Cohort,
+    DominantResourceShare,
+    FairSharingStrategy,
+    FlavorResource,
+    KueuePreemptError,
+    PodSetUsage,
+    PreemptionConfig,
+    ResourceQuota,
+    Snapshot,
+    Workload,
+)
+
+NOW = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+CPU = FlavorResource("default", "cpu")
+
+# Names of __all__ that are not constructors or entry points to fuzz, each with the reason.
+SKIPPED: dict[str, str] = {
+    "BOOST_ANNOTATION": "a constant string, not callable",
+    "UNLIMITED": "a constant int, not callable",
+}
+SKIPPED_KINDS = (
+    "exception classes: building one is not an entry point (their messages are tested elsewhere)",
+    "Enum classes: lookup by value is Python's Enum API; constructors that take enum strings are fuzzed",
+)
+
+
+def _queue(name: str = "a", cohort: str | None = "co") -> ClusterQueue:
+    return ClusterQueue(
+        name=name,
+        cohort=cohort,
+        quotas={CPU: ResourceQuota(nominal=4000)},
+        preemption=ClusterQueuePreemption(within_cluster_queue="LowerPriority", reclaim_within_cohort="Any"),
+    )
+
+
+def _workload(name: str = "w", cq: str = "a", priority: int = 1) -> Workload:
+    return Workload(
+        name=name,
+        namespace="ns",
+        uid=name,
+        cluster_queue=cq,
+        priority=priority,
+        quota_reserved_at=NOW,
+        pod_sets=[PodSetUsage(flavors={"cpu": "default"}, usage={"cpu": 3000})],
+    )
+
+
+def _snapshot() -> Snapshot:
+    return Snapshot([_queue("a"), _queue("b")], [Cohort("co")], [_workload("v", "b"), _workload("u", "a", 0)])
+
+
+def _node(cq: str = "a") -> Any:
+    snap = _snapshot()
+    return snap.cluster_queue(cq)
+
+
+PREEMPTOR = Workload(name="p", namespace="ns", uid="p", priority=5, creation_time=NOW)
+ASSIGNMENT = Assignment(requests={CPU: 2000}, preempt=[CPU])
+DRS = DominantResourceShare(ratio=0.5, weight=1.0)
+
+
+def _ordering() -> dict[str, Any]:
+    snap = _snapshot()
+    return {"snapshot": snap, "preemptor_queue": snap.cluster_queue("a"), "candidates": []}
+
+
+# A valid call for every callable that has required arguments: name -> factory of kwargs.
+# (Factories, not values: the algorithms must get a fresh Snapshot each time.)
+VALID: dict[str, Callable[[], dict[str, Any]]] = {
+    "Assignment": lambda: {"requests": {CPU: 1000}, "preempt": [CPU]},
+    "ClusterQueue": lambda: {"name": "a"},
+    "ClusterQueueOrdering": _ordering,
+    "Cohort": lambda: {"name": "co"},
+    "CohortCycle": lambda: {"cycle": ["a", "b"]},
+    "Condition": lambda: {"type": "Evicted"},
+    "DominantResourceShare": lambda: {"ratio": 0.5, "weight": 1.0},
+    "EvictionStat": lambda: {"reason": "Preempted"},
+    "FlavorResource": lambda: {"flavor": "default", "resource": "cpu"},
+    "NonPreemptibleQuotaCheck": lambda: {"allowed": True},
+    "NonPreemptibleViolation": lambda: {"flavor_resource": CPU, "requested": 1, "non_preemptible_usage": 1, "nominal": 1},
+    "PriorityClassRef": lambda: {"name": "high"},
+    "PriorityInfo": lambda: {"effective": 1, "base": 1, "boost": 0},
+    "QuotaNode": lambda: {"name": "a", "is_cluster_queue": True},
+    "Snapshot": lambda: {"cluster_queues": [_queue()], "cohorts": [Cohort("co")], "workloads": [_workload()]},
+    "Target": lambda: {"workload": _workload(), "reason": "InClusterQueue", "cluster_queue": "a"},
+    "TraceEvent": lambda: {"verdict": "kept", "rule": "GT-1", "detail": "x"},
+    "Workload": lambda: {"name": "w"},
+    "WorkloadPriorityClass": lambda: {"name": "high"},
+    "candidate_sort_key": lambda: {"workload": _workload(), "preemptor_cluster_queue": "a", "now": NOW},
+    "candidates_ordering": lambda: {"a": _workload("x"), "b": _workload("y"), "preemptor_cluster_queue": "a", "now": NOW},
+    "check_non_preemptible_quota": lambda: {
+        "workload": PREEMPTOR,
+        "cluster_queue": "a",
+        "requests": {CPU: 1000},
+        "snapshot": _snapshot(),
+        "config": PreemptionConfig(non_preemptible_enabled=True),
+    },
+    "classic_targets": lambda: {
+        "preemptor": PREEMPTOR, "cluster_queue": "a", "assignment": ASSIGNMENT, "snapshot": _snapshot(), "now": NOW
+    },
+    "compare_drs": lambda: {"a": DRS, "b": DRS},
+    "dominant_resource_share": lambda: {"snapshot": _snapshot(), "node": _node()},
+    "fair_shares": lambda: {"snapshot": (s := _snapshot()), "preemptor_queue": s.cluster_queue("a"), "target_queue": s.cluster_queue("b")},
+    "fair_targets": lambda: {
+        "preemptor": PREEMPTOR, "cluster_queue": "a", "assignment": ASSIGNMENT, "snapshot": _snapshot(), "now": NOW
+    },
+    "is_borrowing": lambda: {"snapshot": _snapshot(), "node": _node()},
+    "is_borrowing_on": lambda: {"node": _node(), "requested": {CPU: 1000}},
+    "is_non_preemptible": lambda: {"workload": _workload(), "snapshot": _snapshot(), "config": PreemptionConfig()},
+    "ordering_for": lambda: {"snapshot": _snapshot(), "preemptor_cluster_queue": "a", "candidates": [_workload("v", "b")]},
+    "strategy_allows": lambda: {
+        "strategy": FairSharingStrategy.LESS_THAN_INITIAL_SHARE, "preemptor_new": DRS, "target_old": DRS, "target_new": DRS
+    },
+    "target_share_after_removal": lambda: {
+        "snapshot": (s := _snapshot()), "preemptor_queue": s.cluster_queue("a"), "workload": _workload("v", "b")
+    },
+    "effective_priority": lambda: {"workload": _workload()},
+    "get_targets": lambda: {
+        "preemptor": PREEMPTOR, "cluster_queue": "a", "assignment": ASSIGNMENT, "snapshot": _snapshot(), "now": NOW
+    },
+    "human_readable_reason": lambda: {"reason": "InClusterQueue"},
+    "parse_boost": lambda: {"value": "5"},
+    "parse_quantity": lambda: {"value": "500m"},
+    "preemption_cost": lambda: {"workload": _workload()},
+    "preemption_message": lambda: {"preemptor": PREEMPTOR, "reason": "InClusterQueue", "preemptor_path": "/a", "preemptee_path": "/b"},
+    "priority_info": lambda: {"workload": _workload()},
+    "queue_order_timestamp": lambda: {"workload": _workload()},
+    "quota_amount": lambda: {"value": "1", "resource": "cpu"},
+    "request_amount": lambda: {"value": "1", "resource": "cpu"},
+    "satisfies_preemption_policy": lambda: {"preemptor": PREEMPTOR, "candidate": _workload(), "policy": "LowerPriority"},
+    "scheduling_order_key": lambda: {"workload": _workload()},
+    "sort_candidates": lambda: {"candidates": [_workload("x"), _workload("y")], "preemptor_cluster_queue": "a", "now": NOW},
+    "sort_pending": lambda: {"workloads": [_workload("x"), _workload("y")]},
+    "validate_boost": lambda: {"workload": _workload()},
+}
+
+
+class _Opaque:
+    """An object of no type the library knows."""
+
+    def __repr__(self) -> str:
+        return "<opaque>"
+
+
+# Wrong types and out-of-range values, named for readable test ids.
+BAD: dict[str, Any] = {
+    "None": None,
+    "true": True,
+    "negative": -1,
+    "huge-int": 2**80,
+    "-huge-int": -(2**80),
+    "nan": math.nan,
+    "inf": math.inf,
+    "half": 0.5,
+    "bogus-string": "Bogus",
+    "empty-string": "",
+    "list": [1, "x"],
+    "dict": {"k": object()},
+    "opaque": _Opaque(),
+    "decimal-nan": Decimal("NaN"),
+    "fraction": Fraction(1, 3),
+    "bytes": b"cpu",
+}
+
+
+def _kind_skip(obj: object) -> str | None:
+    if inspect.isclass(obj) and issubclass(obj, BaseException):
+        return SKIPPED_KINDS[0]
+    if inspect.isclass(obj) and issubclass(obj, enum.Enum):
+        return SKIPPED_KINDS[1]
+    return None
+
+
+def _fuzzed_names() -> list[str]:
+    names = []
+    for name in kp.__all__:
+        obj = getattr(kp, name)
+        if name in SKIPPED or _kind_skip(obj) is not None:
+            continue
+        names.append(name)
+    return names
+
+
+FUZZED = _fuzzed_names()
+
+
+def _parameters(name: str) -> list[str]:
+    sig = inspect.signature(getattr(kp, name))
+    return [p.name for p in sig.parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _check(name: str, kwargs: dict[str, Any], corrupted: str) -> None:
+    try:
+        getattr(kp, name)(**kwargs)
+    except KueuePreemptError as exc:
+        message = str(exc)
+        named = {corrupted, _camel(corrupted), corrupted.replace("_", "-")}
+        assert any(n in message for n in named), (
+            f"{name}({corrupted}=...): the error must name the argument {corrupted!r}: {message}"
+        )
+    except Exception as exc:  # noqa: BLE001 - this is exactly what the test forbids
+        pytest.fail(f"{name}({corrupted}={kwargs[corrupted]!r}) raised a raw {type(exc).__name__}: {exc}")
+
+
+def test_every_public_name_is_fuzzed_or_skipped_with_a_reason() -> None:
+    """Item 4: new public names are covered automatically; the skip list is explicit."""
+    for name in kp.__all__:
+        obj = getattr(kp, name)
+        if name in SKIPPED:
+            assert not callable(obj), f"{name} is callable: fuzz it instead of skipping it"
+            continue
+        if _kind_skip(obj) is not None:
+            continue
+        assert callable(obj), f"{name} is neither callable nor in SKIPPED"
+        required = [
+            p
+            for p in inspect.signature(obj).parameters.values()
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+        assert not required or name in VALID, f"add a valid call for {name} to VALID"
+
+
+@pytest.mark.parametrize("name", FUZZED)
+def test_one_bad_argument_raises_only_library_errors(name: str) -> None:
+    """Item 4: each argument in turn replaced by each bad value; only KueuePreemptError escapes,
+    and its message names the argument."""
+    for param in _parameters(name):
+        for bad in BAD.values():
+            kwargs = VALID[name]() if name in VALID else {}
+            kwargs[param] = bad
+            _check(name, kwargs, param)
+
+
+# ---------------------------------------------------------------------------- nested values
+
+_leaf = st.sampled_from(list(BAD.values())) | st.integers() | st.floats() | st.text(max_size=8)
+
+
+@st.composite
+def _nested_call(draw: st.DrawFn) -> tuple[str, dict[str, Any], str]:
+    """A constructor call with a bad value hidden inside a map, a list or a nested object."""
+    choice = draw(st.integers(0, 7))
+    bad = draw(_leaf)
+    if choice == 0:
+        return "PodSetUsage", {"usage": {"cpu": bad}}, "usage"
+    if choice == 1:
+        return "PodSetUsage", {"flavors": {"cpu": bad}}, "flavors"
+    if choice == 2:
+        return "Assignment", {"requests": {CPU: bad}, "preempt": [CPU]}, "requests"
+    if choice == 3:
+        return "Assignment", {"requests": {CPU: 1}, "preempt": [bad]}, "preempt"
+    if choice == 4:
+        return "Workload", {"name": "w", "pod_sets": [bad]}, "pod_sets"
+    if choice == 5:
+        return "Workload", {"name": "w", "annotations": {"k": bad}}, "annotations"
+    if choice == 6:
+        return "ClusterQueue", {"name": "a", "quotas": {CPU: bad}}, "quotas"
+    return "Snapshot", {"cluster_queues": [bad]}, "cluster_queues"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_nested_call())
+def test_nested_bad_values_raise_only_library_errors(call: tuple[str, dict[str, Any], str]) -> None:
+    """Item 4 (property): bad values inside containers are refused with a library error naming
+    the field, or accepted when they are valid after all (e.g. an int usage)."""
+    name, kwargs, field = call
+    _check(name, kwargs, field)
+
+
+def test_example_message_names_object_and_field() -> None:
+    """Item 3: the message of the issue's example names the object and the field."""
+    with pytest.raises(kp.InvalidModel) as info:
+        PodSetUsage(usage={"cpu": [1]})  # type: ignore[dict-item]
+    assert "PodSetUsage" in str(info.value) and "usage['cpu']" in str(info.value)
+    assert "expected a quantity, got list" in str(info.value)
