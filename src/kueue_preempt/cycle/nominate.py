@@ -51,13 +51,14 @@ def _progress_arg(progress: ScanProgress | None) -> list[dict[str, int]] | None:
     return out
 
 
-def _pins_arg(pins: Mapping[tuple[int, str], str] | None, n: int) -> list[dict[str, str]] | None:
+def _pins_arg(pins: Mapping[tuple[int, str], str] | None, names: Sequence[str]) -> dict[str, dict[str, str]] | None:
+    # The assigner takes pins keyed by pod-set name (main's fa: nomination_mapping).
     if pins is None:
         return None
-    out: list[dict[str, str]] = [{} for _ in range(n)]
+    out: dict[str, dict[str, str]] = {name: {} for name in names}
     for (i, r), f in pins.items():
-        if i < n:
-            out[i][r] = f
+        if i < len(names):
+            out[names[i]][r] = f
     return out
 
 
@@ -128,7 +129,7 @@ def nominate(
     gates = _gates(config)
     quota_check = QuotaCheckStrategy.IGNORE_UNDECLARED if config.ignore_undeclared_resources else QuotaCheckStrategy.BLOCK_UNDECLARED
     prog = _progress_arg(progress) if config.flavor_fungibility else None
-    pinned = _pins_arg(pins, len(workload.spec_pod_sets))
+    pinned = _pins_arg(pins, [ps.name for ps in workload.spec_pod_sets])
 
     def run(counts: Sequence[int] | None) -> tuple[FlavorAssignment, list[Target]]:
         a = assign_flavors(

@@ -160,6 +160,16 @@ class _W:
         self.epoch = 0
 
 
+class _Ticket:
+    """A pending completion for ``w``; stale once ``w.epoch`` moved on (evicted since)."""
+
+    __slots__ = ("w", "epoch")
+
+    def __init__(self, w: _W, epoch: int) -> None:
+        self.w = w
+        self.epoch = epoch
+
+
 class _Cohort:
     __slots__ = ("name", "members", "nominal", "usage")
 
@@ -353,11 +363,15 @@ class _Sim:
         p = cq.preemptor
         best: tuple[int, float, int] | None = None
         src: list[Any] | None = None
-        if p is not None and p.where in (_IN_GROUP, _EXTRA) and (p.where == _EXTRA or not self._group(p).parked):
+        if p is not None and (p.where == _EXTRA or (p.where == _IN_GROUP and not self._group(p).parked)):
             # SC-QO-1 criterion 2: the sticky preemptor is the head.
-            src = cq.extra if p.where == _EXTRA else self._group(p).heap
-            src.remove((-p.pri, p.created, p.uid, p) if p.where == _EXTRA else (p.created, p.uid, p))
-            heapq.heapify(src)
+            if p.where == _EXTRA:
+                cq.extra.remove((-p.pri, p.created, p.uid, p))
+                heapq.heapify(cq.extra)
+            else:
+                heap = self._group(p).heap
+                heap.remove((p.created, p.uid, p))
+                heapq.heapify(heap)
             p.where = _NONE
             self.refresh(cq)
             return p
@@ -373,7 +387,7 @@ class _Sim:
                 best, src = key, g.heap
         if src is None:
             return None
-        w = heapq.heappop(src)[-1]
+        w: _W = heapq.heappop(src)[-1]
         w.where = _NONE
         self.refresh(cq)
         return w
@@ -694,7 +708,7 @@ class _Sim:
         )
         self.changed(cq, now)
         done = now if self.ideal else self.write("admission", now)
-        self.push(done, _ADMIT_SEEN, (w, w.epoch))
+        self.push(done, _ADMIT_SEEN, _Ticket(w, w.epoch))
 
     # -- events
 
@@ -706,12 +720,14 @@ class _Sim:
             self.offer(w, now)
             self.changed(w.cq, now)
         elif kind == _ADMIT_SEEN:
-            w, epoch = payload  # type: ignore[misc]
+            assert isinstance(payload, _Ticket)
+            w, epoch = payload.w, payload.epoch
             if w.epoch == epoch and w.where == _ADMITTED:
                 self.seen.append((w.key, now))
-                self.push(now + w.runtime + self.latency, _FINISH, (w, epoch))
+                self.push(now + w.runtime + self.latency, _FINISH, _Ticket(w, epoch))
         elif kind == _FINISH:
-            w, epoch = payload  # type: ignore[misc]
+            assert isinstance(payload, _Ticket)
+            w, epoch = payload.w, payload.epoch
             if w.epoch != epoch or w.where != _ADMITTED or w.evicted:
                 return
             cq = w.cq
