@@ -623,9 +623,9 @@ class _Sim:
                 outcomes.append((e, "FailedAfterNomination", ("Skipped",)))
                 continue
             preempted |= gone
-            self.add_usage(cq, val, su, sc)
             changed = True
             if e.targets:
+                self.add_usage(cq, val, su, sc)  # an admission charges the cache itself (admit)
                 n = 0
                 for t in e.targets:
                     n += 1
@@ -749,7 +749,11 @@ class _Sim:
             self.timeline.append(Requeued(now, w.key, cq.name, "Preempted"))
             if not self.ideal:
                 self.push(self.write("requeued", now), _BACKGROUND, None)
-            self.offer(w, now)  # SC-EV-3: back to the active set, creation time kept
+            # SC-EV-3: back to the active set, creation time kept. Like the generic simulator
+            # (release_evicted), a released victim enters the active set even when its shape
+            # is parked: the release's own notify clears the failed shapes first.
+            self.activate(w)
+            self.wake(now)
             self.notify(cq, now)
             self.changed(cq, now)
         elif kind == _REQUEUE:
