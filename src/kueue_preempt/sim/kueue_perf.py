@@ -91,9 +91,9 @@ class PerfModel:
     """``SC-IN-3``'s batching period (Kueue: 1 s)."""
     cycle_seconds: float = attrs.field(default=0.0, validator=_non_negative)
     """Scheduler time per cycle besides its writes (global parameter, ``(kp-b)``)."""
-    status_objects: tuple[str, ...] = attrs.field(default=("ClusterQueue",), converter=_status_objects)
+    status_objects: tuple[str, ...] = attrs.field(default=STATUS_OBJECTS, converter=_status_objects)
     """Which status objects cost a write per change (global parameter, ``(kp-b)``)."""
-    finish_latency: float = attrs.field(default=0.25, validator=_non_negative)
+    finish_latency: float = attrs.field(default=0.0, validator=_non_negative)
     """Seconds from the end of a workload's run time until Kueue releases its quota: the
     runner's reconcile and ``Finished`` write, and Kueue's watch (global parameter, ``(kp-b)``).
     Part of the API model: 0 when the API is ideal."""
