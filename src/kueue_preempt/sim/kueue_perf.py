@@ -252,6 +252,7 @@ class _Sim:
         self.pending_requeue: set[str] = set()
         self.cohorts = cohorts
         self.scheduler_busy = False  # a cycle event is scheduled
+        self.blocked_until = 0.0  # the last cycle's writes complete then
         self.last_cycle_changed = True
         self.instant_cycles = 0
         self.instant_time = -1.0
@@ -426,7 +427,7 @@ class _Sim:
     def wake(self, now: float) -> None:
         if not self.scheduler_busy and self.ready:
             self.scheduler_busy = True
-            self.push(now, _CYCLE, None)
+            self.push(max(now, self.blocked_until), _CYCLE, None)
 
     # -- quota (Q-9, Q-10 for a flat cohort without lending limits: LQ = 0)
 
@@ -670,15 +671,13 @@ class _Sim:
             # SC-SIM-13 item 5: the per-instant cycle cap; report and move on.
             self.timeline.append(Livelock(now, self.instant_cycles, ()))
             changed = False
+        # The scheduler is busy until the cycle's own writes completed (decision (kp-a)).
+        self.blocked_until = sync_done
         if changed and self.ready:
             self.push(sync_done, _CYCLE, None)
         else:
-            # Nothing changed: the next cycle would be identical; wait for an event (SC-T-3),
-            # but not before the writes of this cycle completed.
+            # Nothing changed: the next cycle would be identical; wait for an event (SC-T-3).
             self.scheduler_busy = False
-            if sync_done > now and self.ready:
-                self.scheduler_busy = True
-                self.push(sync_done, _CYCLE, None)
 
     def pending(self) -> int:
         return sum(len(cq.extra) + len(cq.inadmissible) + sum(len(g.heap) for g in cq.groups.values()) for cq in self.cqs)
