@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import collections
 from pathlib import Path
+from typing import Iterable
 
 import pytest
 
@@ -15,7 +16,7 @@ from kueue_preempt.sim.kueue_perf import PerfModel, simulate_scenario
 from kueue_preempt.sim.kueue_summary import summary_for_scenario
 from kueue_preempt.sim.scenario import build_scenario, load_scenario, parse_scenario
 from kueue_preempt.sim.throughput import ApiLimits
-from kueue_preempt.sim.timeline import Admitted, Finished, Inadmissible, Preempted
+from kueue_preempt.sim.timeline import Admitted, Event, Finished, Inadmissible, Preempted
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "kueue-perf"
 
@@ -42,8 +43,8 @@ def _one_queue(nominal: int, sets: list[tuple[str, int, int, int, int]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _admitted(result_timeline: object) -> list[tuple[float, str]]:
-    return [(e.t, e.workload.split("/")[1]) for e in result_timeline if isinstance(e, Admitted)]  # type: ignore[attr-defined]
+def _admitted(timeline: Iterable[Event]) -> list[tuple[float, str]]:
+    return [(e.t, e.workload.split("/")[1]) for e in timeline if isinstance(e, Admitted)]
 
 
 def test_a_burst_of_admissions_is_delayed_as_the_token_bucket_predicts() -> None:
@@ -139,12 +140,16 @@ cohorts:
 """
 
 
-def _per_workload(timeline: object, kind: type) -> dict[str, list[float]]:
+def _per_workload(timeline: Iterable[Event], kind: type[Admitted] | type[Finished]) -> dict[str, list[float]]:
     out: dict[str, list[float]] = collections.defaultdict(list)
-    for e in timeline:  # type: ignore[attr-defined]
+    for e in timeline:
         if isinstance(e, kind):
             out[e.workload].append(e.t)
     return dict(out)
+
+
+def _preemptions(timeline: Iterable[Event]) -> list[tuple[float, str, str]]:
+    return sorted((e.t, e.workload, e.preemptor) for e in timeline if isinstance(e, Preempted))
 
 
 @pytest.mark.parametrize(
@@ -168,8 +173,7 @@ def test_same_admissions_and_preemptions_as_the_generic_simulator(
     generic = generic_run(built)
     fast = simulate_scenario(built, PerfModel())
     assert _per_workload(fast.timeline, Admitted) == _per_workload(generic.timeline, Admitted)
-    pre = lambda tl: sorted((e.t, e.workload, e.preemptor) for e in tl if isinstance(e, Preempted))  # noqa: E731
-    assert pre(fast.timeline) == pre(generic.timeline)
+    assert _preemptions(fast.timeline) == _preemptions(generic.timeline)
     assert _per_workload(fast.timeline, Finished) == _per_workload(generic.timeline, Finished)
 
 

@@ -6,12 +6,12 @@ import pytest
 
 from kueue_preempt.model import FlavorResource
 from kueue_preempt.sim.kueue_summary import kueue_summary, summary_json, summary_table
-from kueue_preempt.sim.timeline import Admitted, Arrived, Finished, Preempted, Released, Requeued
+from kueue_preempt.sim.timeline import Admitted, Arrived, Event, Finished, Preempted, Released, Requeued
 
 CPU = FlavorResource("rf", "cpu")
 
 # Queue q-a (4 cpu) and q-b (2 cpu), both of ClusterQueue class "cq".
-TIMELINE = [
+TIMELINE: list[Event] = [
     Arrived(0.5, "a/w1", "q-a"),
     Arrived(1.2, "b/w2", "q-b"),
     Admitted(1.5, "a/w1", "q-a", usage={CPU: 2000}),
@@ -59,7 +59,7 @@ def test_without_truncation_and_with_runner_observed_admissions() -> None:
 
 
 def test_still_running_counts_until_end_and_unadmitted_are_left_out() -> None:
-    tl = [Arrived(0.0, "a/w1", "q-a"), Arrived(0.0, "a/w2", "q-a"), Admitted(1.0, "a/w1", "q-a", usage={CPU: 1000})]
+    tl: list[Event] = [Arrived(0.0, "a/w1", "q-a"), Arrived(0.0, "a/w2", "q-a"), Admitted(1.0, "a/w1", "q-a", usage={CPU: 1000})]
     s = kueue_summary(tl, {"a/w1": "x", "a/w2": "x"}, {"q-a": ("cq", 4000)}, end=3.0)
     assert s.cluster_queue_classes["cq"].cpu_used == pytest.approx(1000 * 2000)
     x = s.workload_classes["x"]
