@@ -271,7 +271,9 @@ class _Sim:
         heapq.heappush(self.heap, (t, kind, self.seq, payload))
 
     def write(self, kind: str, now: float) -> float:
-        """One API request made at ``now``; returns when it completes."""
+        """One API request made at ``now``; returns when it completes (an ideal API counts none)."""
+        if self.ideal:
+            return now
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
         return self.bucket.reserve(now)
 
