@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Iterable
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kperf_oracle import generic_run
 from kueue_preempt.errors import ConfigurationError
@@ -212,3 +214,53 @@ def test_invalid_model_settings() -> None:
         PerfModel(status_objects=("Workload",))
     with pytest.raises(ConfigurationError):
         PerfModel(finish_latency=float("nan"))
+
+
+_POLICIES = st.tuples(st.sampled_from(["Never", "LowerPriority", "Any"]), st.sampled_from(["Never", "LowerPriority", "LowerOrNewerEqualPriority"]))
+
+
+@st.composite
+def _scenarios(draw: st.DrawFn) -> str:
+    nominal = draw(st.integers(1, 5))
+    bl = draw(st.integers(0, 5))
+    reclaim, within = draw(_POLICIES)
+    queues = draw(st.integers(1, 3))
+    lines = [
+        "cohorts:",
+        "- className: co",
+        f"  count: {draw(st.integers(1, 2))}",
+        "  queuesSets:",
+        "  - className: cq",
+        f"    count: {queues}",
+        f"    nominalQuota: {nominal}",
+        f"    borrowingLimit: {bl}",
+        f"    reclaimWithinCohort: {reclaim}",
+        f"    withinClusterQueue: {within}",
+        "    workloadsSets:",
+    ]
+    # Sets of different priorities arriving faster than they finish: contention, parking
+    # and preemptions (within the queue and across the cohort) in most examples.
+    priorities = draw(st.permutations([0, 50, 100, 200]))
+    for i in range(draw(st.integers(1, 3))):
+        lines += [
+            f"    - count: {draw(st.integers(1, 8))}",
+            f"      creationIntervalMs: {100 * draw(st.integers(1, 5))}",
+            "      workloads:",
+            f"      - {{className: c{i}, runtimeMs: {100 * draw(st.integers(3, 20))}, "
+            f"priority: {priorities[i]}, request: {draw(st.integers(1, nominal + bl))}}}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_scenarios())
+def test_random_small_scenarios_match_the_generic_simulator(text: str) -> None:
+    """Property: for any small scenario (quotas, borrowing limits, both policies, priorities,
+    sizes and times drawn at random), the fast simulator and the generic one admit, preempt
+    and finish the same workloads at the same times (decision (kp-c))."""
+    built = build_scenario(parse_scenario(text))
+    generic = generic_run(built)
+    fast = simulate_scenario(built, PerfModel())
+    assert _per_workload(fast.timeline, Admitted) == _per_workload(generic.timeline, Admitted)
+    assert _preemptions(fast.timeline) == _preemptions(generic.timeline)
+    assert _per_workload(fast.timeline, Finished) == _per_workload(generic.timeline, Finished)

@@ -221,6 +221,16 @@ class _Entry:
         self.needed = 0
 
 
+def _without(su: dict[int, int], sc: dict[str, int], workloads: Iterable[_W]) -> tuple[dict[int, int], dict[str, int]]:
+    """The cycle's usage deltas with ``workloads`` taken out of the snapshot (each once)."""
+    rsu, rsc = dict(su), dict(sc)
+    for p in workloads:
+        rsu[p.cq.idx] = rsu.get(p.cq.idx, 0) - p.cpu
+        if p.cq.cohort is not None:
+            rsc[p.cq.cohort.name] = rsc.get(p.cq.cohort.name, 0) - p.cpu
+    return rsu, rsc
+
+
 class _Sim:
     def __init__(self, built: BuiltScenario, model: PerfModel, progress: Callable[[float], None] | None) -> None:
         self.model = model
@@ -596,12 +606,7 @@ class _Sim:
             deferred = False
             if e.targets and preempted.intersection(e.targets):
                 # SC-PE-3: recompute without the workloads already claimed in this cycle.
-                psu = dict(su)
-                psc = dict(sc)
-                for p in preempted:
-                    psu[p.cq.idx] = psu.get(p.cq.idx, 0) - p.cpu
-                    if p.cq.cohort is not None:
-                        psc[p.cq.cohort.name] = psc.get(p.cq.cohort.name, 0) - p.cpu
+                psu, psc = _without(su, sc, preempted)
                 if val <= self.available(cq, psu, psc):
                     deferred = True
                     e.targets = []
@@ -616,12 +621,7 @@ class _Sim:
                 continue
             # SC-PE-1: fits with the usage of P ∪ T removed (each victim once).
             gone = preempted.union(e.targets)
-            rsu = dict(su)
-            rsc = dict(sc)
-            for p in gone:
-                rsu[p.cq.idx] = rsu.get(p.cq.idx, 0) - p.cpu
-                if p.cq.cohort is not None:
-                    rsc[p.cq.cohort.name] = rsc.get(p.cq.cohort.name, 0) - p.cpu
+            rsu, rsc = _without(su, sc, gone)
             if val > self.available(cq, rsu, rsc):
                 outcomes.append((e, "FailedAfterNomination", ("Skipped",)))
                 continue

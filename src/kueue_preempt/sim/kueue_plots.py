@@ -25,6 +25,7 @@ __all__ = ["plot_cohort_utilization", "plot_time_to_admission", "write_scenario_
 def plot_cohort_utilization(
     events: Iterable[Event], built: BuiltScenario, path: str | os.PathLike[str], *, format: str | None = None
 ) -> Path:
+    """Quota charged ÷ nominal quota per cohort over time, and for all queues together."""
     fmt = _format(path, format)
     plt = _pyplot()
     cohort_of = {q.name: q.cohort for q in built.queues}
@@ -38,19 +39,18 @@ def plot_cohort_utilization(
     overall: list[tuple[float, float]] = [(0.0, 0.0)]
     used = 0
     for e in events:
+        # Charged from admission until the finish or the release (as the summary counts it).
         if isinstance(e, Admitted) and e.cluster_queue in cohort_of:
-            cpu = sum(v for fr, v in e.usage.items() if fr.resource == "cpu")
             c = cohort_of[e.cluster_queue]
+            cpu = sum(v for fr, v in e.usage.items() if fr.resource == "cpu")
             charged[e.workload] = (c, cpu)
-            usage[c] += cpu
-            used += cpu
         elif isinstance(e, (Finished, Released)) and e.workload in charged:
             c, cpu = charged.pop(e.workload)
-            usage[c] -= cpu
-            used -= cpu
+            cpu = -cpu
         else:
             continue
-        c = charged[e.workload][0] if e.workload in charged else cohort_of[e.cluster_queue]
+        usage[c] += cpu
+        used += cpu
         series[c].append((e.t, usage[c] / nominal[c] if nominal[c] else 0.0))
         overall.append((e.t, used / total if total else 0.0))
     fig, ax = plt.subplots(figsize=(9, 4.5))
@@ -74,6 +74,8 @@ def plot_time_to_admission(
     admitted_seen: Iterable[tuple[str, float]] | None = None,
     format: str | None = None,
 ) -> Path:
+    """Each workload's time to admission (``admitted_seen`` when given, as the summary counts
+    it; else its timeline admission) against its creation time, one colour per class."""
     fmt = _format(path, format)
     plt = _pyplot()
     cls = {w.key: w.class_name for w in built.workloads}
