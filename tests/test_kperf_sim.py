@@ -18,7 +18,7 @@ from kueue_preempt.sim.kueue_perf import PerfModel, simulate_scenario
 from kueue_preempt.sim.kueue_summary import summary_for_scenario
 from kueue_preempt.sim.scenario import build_scenario, load_scenario, parse_scenario
 from kueue_preempt.sim.throughput import ApiLimits
-from kueue_preempt.sim.timeline import Admitted, Event, Finished, Inadmissible, Preempted
+from kueue_preempt.sim.timeline import Admitted, Event, Finished, Inadmissible, Preempted, Released
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "kueue-perf"
 
@@ -264,3 +264,48 @@ def test_random_small_scenarios_match_the_generic_simulator(text: str) -> None:
     assert _per_workload(fast.timeline, Admitted) == _per_workload(generic.timeline, Admitted)
     assert _preemptions(fast.timeline) == _preemptions(generic.timeline)
     assert _per_workload(fast.timeline, Finished) == _per_workload(generic.timeline, Finished)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_scenarios(), st.floats(0.5, 50), st.integers(1, 20))
+def test_api_model_never_overcommits_and_finishes_everything(text: str, qps: float, burst: int) -> None:
+    """Property with the API model on: the quota charged never exceeds any ClusterQueue's
+    nominal + borrowing limit nor its cohort's nominal (Q-9, Q-14); every workload finishes
+    exactly once; a workload is seen admitted no earlier than its cycle admitted it."""
+    built = build_scenario(parse_scenario(text))
+    r = simulate_scenario(built, PerfModel(api=ApiLimits(qps=qps, burst=burst)))
+    spec = {q.name: q for q in built.queues}
+    cohort_nominal: dict[str, int] = collections.Counter()
+    for q in built.queues:
+        cohort_nominal[q.cohort] += q.nominal_cpu_millis
+    cq_use: dict[str, int] = collections.Counter()
+    co_use: dict[str, int] = collections.Counter()
+    charged: dict[str, int] = {}
+    admitted_at: dict[str, list[float]] = collections.defaultdict(list)
+    finished: collections.Counter[str] = collections.Counter()
+    for e in r.timeline:
+        if isinstance(e, Admitted):
+            cpu = sum(e.usage.values())
+            charged[e.workload] = cpu
+            admitted_at[e.workload].append(e.t)
+            cq_use[e.cluster_queue] += cpu
+            co_use[spec[e.cluster_queue].cohort] += cpu
+            q = spec[e.cluster_queue]
+            assert cq_use[q.name] <= q.nominal_cpu_millis + q.borrowing_limit_cpu_millis
+            assert co_use[q.cohort] <= cohort_nominal[q.cohort]
+        elif isinstance(e, (Finished, Released)):
+            cpu = charged.pop(e.workload)
+            cq_use[e.cluster_queue] -= cpu
+            co_use[spec[e.cluster_queue].cohort] -= cpu
+            if isinstance(e, Finished):
+                finished[e.workload] += 1
+    # A request above the potential (Q-10: min(cohort nominal, nominal + borrowing limit))
+    # can never be admitted (NoFit); every other workload finishes exactly once.
+    potential = {q.name: min(cohort_nominal[q.cohort], q.nominal_cpu_millis + q.borrowing_limit_cpu_millis) for q in built.queues}
+    assert set(finished) == {w.key for w in built.workloads if w.cpu_millis <= potential[w.queue]}
+    assert set(finished.values()) <= {1}
+    seen: dict[str, list[float]] = collections.defaultdict(list)
+    for key, t in r.admitted_seen:
+        seen[key].append(t)
+    for key, times in seen.items():
+        assert all(s >= a for s, a in zip(times, admitted_at[key]))
