@@ -18,7 +18,7 @@ from .sim.kueue_perf import PerfModel
 from .sim.kueue_summary import summary_json, summary_table
 from .sim.perf_run import run_scenario
 from .sim.progress import ProgressBar
-from .sim.scenario import load_scenario
+from .sim.scenario import build_scenario, load_scenario
 from .sim.throughput import ApiLimits
 from .sim.timeline import write_timeline
 
@@ -83,9 +83,11 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
         inadmissible_requeue_delay=args.requeue_delay,
         until=args.until,
     )
-    scenario = load_scenario(args.scenario)
-    with ProgressBar(args.until if args.until is not None else 0.0) as bar:
-        run = run_scenario(scenario, model, progress=bar.update)
+    built = build_scenario(load_scenario(args.scenario))
+    # The bar runs to the last creation (or --until); the API model's tail comes after it.
+    last = max((w.at_ms for w in built.workloads), default=0) / 1000.0
+    with ProgressBar(args.until if args.until is not None else last) as bar:
+        run = run_scenario(built, model, progress=bar.update)
     if args.timeline:
         write_timeline(run.result.timeline, args.timeline)
     if args.plots:

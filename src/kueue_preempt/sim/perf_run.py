@@ -26,16 +26,17 @@ class ScenarioRun:
 
 
 def run_scenario(
-    scenario: Scenario | str | os.PathLike[str],
+    scenario: Scenario | BuiltScenario | str | os.PathLike[str],
     model: PerfModel = PerfModel(),
     *,
     progress: Callable[[float], None] | None = None,
 ) -> ScenarioRun:
-    """Simulate a generator file (a path, or an already read :class:`Scenario`) with ``model``
+    """Simulate a generator file (a path, a read :class:`Scenario` or a built one) with ``model``
     and compute Kueue's summary (admission times as the runner sees them, decision ``(kp-a)``)."""
-    if not isinstance(scenario, Scenario):
-        scenario = load_scenario(scenario)
-    built = build_scenario(scenario)
+    if isinstance(scenario, BuiltScenario):
+        built = scenario
+    else:
+        built = build_scenario(scenario if isinstance(scenario, Scenario) else load_scenario(scenario))
     result = simulate_scenario(built, model, progress=progress)
     summary = summary_for_scenario(
         result.timeline, built, truncate=model.truncate_timestamps, admitted_seen=result.admitted_seen
