@@ -30,16 +30,27 @@ from kueue_preempt import (
     ClusterQueue,
     ClusterQueuePreemption,
     Cohort,
+    ContainerResources,
     DominantResourceShare,
     FairSharingStrategy,
+    FlavorAssignment,
+    FlavorQuotas,
     FlavorResource,
     KueuePreemptError,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PodSetSpec,
     PodSetUsage,
     PreemptionConfig,
+    ResourceFlavor,
+    ResourceGroup,
     ResourceQuota,
     Snapshot,
+    Taint,
+    Toleration,
     Workload,
 )
+from kueue_preempt.assignment import PodSetAssignment, ResourceAssignment
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
 CPU = FlavorResource("default", "cpu")
@@ -90,6 +101,27 @@ ASSIGNMENT = Assignment(requests={CPU: 2000}, preempt=[CPU])
 DRS = DominantResourceShare(ratio=0.5, weight=1.0)
 
 
+# Flavor assignment (FAS-*): a ClusterQueue with one resource group, a pending workload with a
+# spec, and the assigner's output for it.
+DEFAULT_QUOTAS = FlavorQuotas("default", {"cpu": ResourceQuota(nominal=4000)})
+PENDING = Workload(
+    name="pending",
+    namespace="ns",
+    uid="pending",
+    priority=5,
+    creation_time=NOW,
+    spec_pod_sets=[PodSetSpec("main", count=2, requests={"cpu": "500m"}, min_count=1)],
+)
+ASSIGNED = FlavorAssignment(
+    pod_sets=[PodSetAssignment("main", 2, {"cpu": ResourceAssignment("default", "Fit")}, requests={"cpu": 1000})],
+    usage={CPU: 1000},
+)
+
+
+def _assign_call() -> dict[str, Any]:
+    return {"workload": PENDING, "cluster_queue": "a", "snapshot": _snapshot(), "resource_flavors": [ResourceFlavor("default")]}
+
+
 def _ordering() -> dict[str, Any]:
     snap = _snapshot()
     return {"snapshot": snap, "preemptor_queue": snap.cluster_queue("a"), "candidates": []}
@@ -99,6 +131,39 @@ def _ordering() -> dict[str, Any]:
 # (Factories, not values: the algorithms must get a fresh Snapshot each time.)
 VALID: dict[str, Callable[[], dict[str, Any]]] = {
     "Assignment": lambda: {"requests": {CPU: 1000}, "preempt": [CPU]},
+    "AssignmentDecision": lambda: {"assignment": ASSIGNED, "targets": [], "partial": False},
+    "FlavorAssignment": lambda: {"pod_sets": ASSIGNED.pod_sets, "borrowing": 0, "usage": {CPU: 1000}},
+    "FlavorQuotas": lambda: {"name": "default", "resources": {"cpu": ResourceQuota(nominal=4000)}},
+    "NodeSelectorRequirement": lambda: {"key": "zone", "operator": "In", "values": ["a", "b"]},
+    "NodeSelectorTerm": lambda: {"match_expressions": [NodeSelectorRequirement("zone", "In", ["a"])]},
+    "PodSetSpec": lambda: {
+        "name": "main",
+        "count": 4,
+        "requests": {"cpu": "500m", "memory": "1Gi"},
+        "min_count": 2,
+        "node_selector": {"zone": "a"},
+        "required_node_affinity": [NodeSelectorTerm([NodeSelectorRequirement("zone", "In", ["a"])])],
+        "tolerations": [Toleration("gpu", "Exists")],
+        "pod_set_group": "g",
+    },
+    "ResourceFlavor": lambda: {
+        "name": "default",
+        "node_labels": {"zone": "a"},
+        "node_taints": [Taint("gpu", "true", "NoSchedule")],
+        "tolerations": [Toleration("gpu", "Exists")],
+        "topology_name": "default-topology",
+    },
+    "ResourceGroup": lambda: {"covered_resources": ["cpu"], "flavors": [DEFAULT_QUOTAS]},
+    "Taint": lambda: {"key": "gpu", "value": "true", "effect": "NoSchedule"},
+    "ContainerResources": lambda: {"requests": {"cpu": "250m"}, "limits": {"memory": "1Gi"}, "restartable": True},
+    "assign_flavors": lambda: {**_assign_call(), "counts": [1], "progress": [{"cpu": -1}], "pinned": {"main": {"cpu": "default"}}},
+    "assign_with_targets": lambda: {**_assign_call(), "progress": [{"cpu": -1}], "now": NOW},
+    "effective_pod_requests": lambda: {
+        "containers": [ContainerResources(requests={"cpu": "500m"})],
+        "init_containers": [ContainerResources(requests={"cpu": 1000}, restartable=True)],
+        "overhead": {"cpu": "100m"},
+        "pod_requests": {"memory": "2Gi"},
+    },
     "ClusterQueue": lambda: {"name": "a"},
     "ClusterQueueOrdering": _ordering,
     "Cohort": lambda: {"name": "co"},
@@ -275,7 +340,7 @@ _leaf = st.sampled_from(list(BAD.values())) | st.integers() | st.floats() | st.t
 @st.composite
 def _nested_call(draw: st.DrawFn) -> tuple[str, dict[str, Any], str]:
     """A constructor call with a bad value hidden inside a map, a list or a nested object."""
-    choice = draw(st.integers(0, 7))
+    choice = draw(st.integers(0, 16))
     bad = draw(_leaf)
     if choice == 0:
         return "PodSetUsage", {"usage": {"cpu": bad}}, "usage"
@@ -291,6 +356,24 @@ def _nested_call(draw: st.DrawFn) -> tuple[str, dict[str, Any], str]:
         return "Workload", {"name": "w", "annotations": {"k": bad}}, "annotations"
     if choice == 6:
         return "ClusterQueue", {"name": "a", "quotas": {CPU: bad}}, "quotas"
+    if choice == 8:
+        return "PodSetSpec", {"name": "main", "requests": {"cpu": bad}}, "requests"
+    if choice == 9:
+        return "ContainerResources", {"limits": {"memory": bad}}, "limits"
+    if choice == 10:
+        return "FlavorQuotas", {"name": "default", "resources": {"cpu": bad}}, "resources"
+    if choice == 11:
+        return "ResourceGroup", {"covered_resources": ["cpu", bad], "flavors": [DEFAULT_QUOTAS]}, "covered_resources"
+    if choice == 12:
+        return "Workload", {"name": "w", "reclaimable_pods": {"main": bad}}, "reclaimable_pods"
+    if choice == 13:
+        return "FlavorAssignment", {"pod_sets": [], "usage": {CPU: bad}}, "usage"
+    if choice == 14:
+        return "assign_flavors", {**_assign_call(), "counts": [bad]}, "counts"
+    if choice == 15:
+        return "assign_flavors", {**_assign_call(), "progress": [{"cpu": bad}]}, "progress"
+    if choice == 16:
+        return "ResourceFlavor", {"name": "f", "node_taints": [Taint("k"), bad]}, "node_taints"
     return "Snapshot", {"cluster_queues": [bad]}, "cluster_queues"
 
 
@@ -309,3 +392,80 @@ def test_example_message_names_object_and_field() -> None:
         PodSetUsage(usage={"cpu": [1]})  # type: ignore[dict-item]
     assert "PodSetUsage" in str(info.value) and "usage['cpu']" in str(info.value)
     assert "expected a quantity, got list" in str(info.value)
+
+
+# ------------------------------------------------------------ flavor-assignment messages
+
+
+def test_pod_set_spec_request_message_names_object_field_and_type() -> None:
+    """Item 4 / Q-1: a per-pod request that is not a quantity is refused naming the pod set field."""
+    with pytest.raises(kp.InvalidModel) as info:
+        PodSetSpec("main", requests={"cpu": [1]})  # type: ignore[dict-item]
+    message = str(info.value)
+    assert message.startswith("PodSetSpec: ") and "requests['cpu']" in message
+    assert "expected a quantity, got list" in message
+
+
+def test_pod_set_spec_requests_follow_the_amount_input_rule() -> None:
+    """Q-1 input rule: a string is a quantity of its resource, an int is already the amount;
+    FAS-1: a negative per-pod amount becomes 0; a malformed string names the field."""
+    spec = PodSetSpec("main", requests={"cpu": "1500m", "memory": "1Ki", "example.com/gpu": 2, "pods": -3})
+    assert dict(spec.requests) == {"cpu": 1500, "memory": 1024, "example.com/gpu": 2, "pods": 0}
+    with pytest.raises(kp.InvalidQuantity, match=r"PodSetSpec\.requests\['cpu'\]"):
+        PodSetSpec("main", requests={"cpu": "1.5 cores"})
+    with pytest.raises(kp.InvalidModel, match="finite"):
+        PodSetSpec("main", requests={"cpu": math.nan})  # type: ignore[dict-item]
+
+
+def test_pod_set_count_is_an_int32() -> None:
+    """Kueue's ``spec.podSets[].count`` is int32: a huge count is refused, naming the pod set."""
+    with pytest.raises(kp.InvalidModel) as info:
+        PodSetSpec("main", count=2**31)
+    assert "PodSetSpec 'main'" in str(info.value) and "'count'" in str(info.value) and "<= 2147483647" in str(info.value)
+    assert PodSetSpec("main", count=2**31 - 1).count == 2**31 - 1
+
+
+def test_container_resources_accept_quantities_and_name_the_field() -> None:
+    """FAS-1 inputs follow Q-1: ``"250m"`` cpu is 250; a bool is refused naming ``limits['memory']``."""
+    assert dict(ContainerResources(requests={"cpu": "250m"}).requests) == {"cpu": 250}
+    with pytest.raises(kp.InvalidModel) as info:
+        ContainerResources(limits={"memory": True})
+    assert "ContainerResources" in str(info.value) and "limits['memory']" in str(info.value)
+
+
+def test_assign_flavors_names_the_bad_argument() -> None:
+    """FAS-3 / FAS-14 / FAS-5a: entry-point arguments are checked up front, each named."""
+    with pytest.raises(kp.InvalidArgument, match=r"assign_flavors: field 'quota_check': expected one of"):
+        kp.assign_flavors(**{**_assign_call(), "quota_check": "Sometimes"})
+    with pytest.raises(kp.InvalidArgument, match=r"field 'counts\[0\]': 3 exceeds pod set 'main'"):
+        kp.assign_flavors(**{**_assign_call(), "counts": [3]})
+    with pytest.raises(kp.InvalidArgument, match=r"field 'resource_flavors\[1\]': expected ResourceFlavor, got str"):
+        kp.assign_flavors(**{**_assign_call(), "resource_flavors": [ResourceFlavor("default"), "spot"]})
+    with pytest.raises(kp.InvalidArgument, match=r"assign_with_targets: field 'targets'"):
+        kp.assign_with_targets(**{**_assign_call(), "targets": "get_targets"})
+
+
+def test_resource_flavors_mapping_is_read_by_its_values() -> None:
+    """FAS-5a: a mapping of flavors is read by its values; a wrong value is named."""
+    call = _assign_call()
+    by_list = kp.assign_flavors(**call)
+    by_map = kp.assign_flavors(**{**call, "resource_flavors": {"default": ResourceFlavor("default")}})
+    assert by_map == by_list and by_list.mode is kp.FlavorAssignmentMode.FIT
+    with pytest.raises(kp.InvalidArgument, match="resource_flavors"):
+        kp.assign_flavors(**{**call, "resource_flavors": {"default": None}})
+
+
+def test_gates_refuse_non_bool_switches() -> None:
+    """FAS-16: a gate is a bool; ``0`` or ``"false"`` would silently read as a position."""
+    with pytest.raises(kp.InvalidModel, match=r"AssignmentGates: field 'partial_admission': expected a bool, got str"):
+        kp.AssignmentGates(partial_admission="false")  # type: ignore[arg-type]
+
+
+def test_reclaimable_pods_pairs_and_bounds() -> None:
+    """FAS-1a: ``status.reclaimablePods`` as a list of pairs (last wins) or a map; counts int32 >= 0."""
+    wl = Workload(name="w", reclaimable_pods=[("main", 1), ("main", 2)])
+    assert dict(wl.reclaimable_pods) == {"main": 2}
+    with pytest.raises(kp.InvalidModel, match=r"reclaimable_pods\['main'\]"):
+        Workload(name="w", reclaimable_pods={"main": -1})
+    with pytest.raises(kp.InvalidModel, match=r"reclaimable_pods\[0\]"):
+        Workload(name="w", reclaimable_pods=[("main", 1, 2)])  # type: ignore[list-item]

@@ -11,11 +11,31 @@ is the function).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Any, Callable, Literal, TypeVar
 
 from .errors import InvalidArgument, InvalidModel
+from .quantity import amount_input
 
-__all__ = ["arg", "optional_arg", "arg_iterable", "iter_args", "arg_mapping", "model_iterable", "model_str_map", "model_int"]
+__all__ = [
+    "arg",
+    "optional_arg",
+    "arg_iterable",
+    "iter_args",
+    "arg_mapping",
+    "model_iterable",
+    "model_str_map",
+    "model_int",
+    "model_str",
+    "model_optional_str",
+    "model_bool",
+    "model_instance",
+    "model_str_iterable",
+    "model_amount_map",
+    "Validator",
+    "str_field",
+    "optional_str_field",
+    "bool_field",
+]
 
 T = TypeVar("T")
 
@@ -103,3 +123,87 @@ def model_int(value: Any, obj: str, field: str, *, minimum: int | None = None, m
         hi = "" if maximum is None else f"<= {maximum}"
         raise InvalidModel(obj, field, f"must be {' and '.join(x for x in (lo, hi) if x)}, got {value}")
     return value
+
+
+def model_str(value: Any, obj: str, field: str, *, empty: bool = True) -> str:
+    """A ``str`` (non-empty unless ``empty``), else :class:`InvalidModel`."""
+    if not isinstance(value, str):
+        raise InvalidModel(obj, field, f"expected a str, got {type(value).__name__}")
+    if not empty and not value:
+        raise InvalidModel(obj, field, "must not be empty")
+    return value
+
+
+def model_optional_str(value: Any, obj: str, field: str) -> str | None:
+    """Like :func:`model_str`, accepting ``None`` (an unset optional name)."""
+    return None if value is None else model_str(value, obj, field)
+
+
+def model_bool(value: Any, obj: str, field: str) -> bool:
+    """A real ``bool``: ``0``/``"false"`` would silently read as a switch position."""
+    if not isinstance(value, bool):
+        raise InvalidModel(obj, field, f"expected a bool, got {type(value).__name__}")
+    return value
+
+
+def model_instance(value: Any, types: type[T], obj: str, field: str) -> T:
+    """``value`` if it is an instance of ``types``, else :class:`InvalidModel` (constructor fields)."""
+    if not isinstance(value, types):
+        raise InvalidModel(obj, field, f"expected {types.__name__}, got {type(value).__name__}")
+    return value
+
+
+def model_str_iterable(value: Any, obj: str, field: str) -> tuple[str, ...]:
+    """A tuple of ``str`` from a list; a bare string is refused (it would become its characters)."""
+    if isinstance(value, str):
+        raise InvalidModel(obj, field, f"expected a list of strings, got the string {value[:32]!r}")
+    return model_iterable(value, str, obj, field)
+
+
+def model_amount_map(
+    value: Any, obj: str, field: str, *, side: Literal["request", "quota"] = "request", allow_negative: bool = False
+) -> dict[str, int]:
+    """A ``resource -> amount`` map, each value converted by :func:`~kueue_preempt.quantity.amount_input`
+    (a string is a quantity of that resource, an int the amount, Q-1)."""
+    if not isinstance(value, Mapping):
+        raise InvalidModel(obj, field, f"expected a mapping of resource to quantity, got {type(value).__name__}")
+    out: dict[str, int] = {}
+    for resource, amount in value.items():
+        if not isinstance(resource, str) or not resource:
+            raise InvalidModel(obj, field, f"resource names must be non-empty strings, got {resource!r}")
+        out[resource] = amount_input(
+            amount, resource, obj=obj, field=f"{field}[{resource!r}]", side=side, allow_negative=allow_negative
+        )
+    return out
+
+
+# attrs validators built from the checks above: the field's annotation keeps its type for mypy
+# (a converter built by a factory would not), and the attribute supplies the field name.
+Validator = Callable[[Any, Any, Any], None]
+
+
+def str_field(obj: str, *, empty: bool = True) -> Validator:
+    """An attrs validator: the field is a ``str`` (non-empty unless ``empty``)."""
+
+    def check(inst: object, attr: Any, value: object) -> None:
+        model_str(value, obj, attr.name, empty=empty)
+
+    return check
+
+
+def optional_str_field(obj: str) -> Validator:
+    """An attrs validator: the field is ``None`` or a ``str``."""
+
+    def check(inst: object, attr: Any, value: object) -> None:
+        model_optional_str(value, obj, attr.name)
+
+    return check
+
+
+def bool_field(obj: str) -> Validator:
+    """An attrs validator: the field is a real ``bool``."""
+
+    def check(inst: object, attr: Any, value: object) -> None:
+        model_bool(value, obj, attr.name)
+
+    return check

@@ -26,6 +26,17 @@ from typing import Iterable, Mapping
 
 import attrs
 
+from ._checks import (
+    bool_field,
+    model_amount_map,
+    model_int,
+    model_iterable,
+    model_str,
+    model_str_iterable,
+    model_str_map,
+    optional_str_field,
+    str_field,
+)
 from ._frozen import FrozenMap, frozen_map
 from .errors import InvalidModel
 from .model import FlavorResource, ResourceQuota
@@ -48,47 +59,48 @@ __all__ = [
 ]
 
 
-def _str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
-    return frozen_map(value)
-
-
-def _str_tuple(value: Iterable[str]) -> tuple[str, ...]:
-    if isinstance(value, str):
-        # A bare string would silently become a tuple of characters.
-        raise InvalidModel("flavors", "values", f"expected a list of strings, got the string {value!r}")
-    return tuple(value)
+# Every converter and validator below checks types once, at construction, so the assigner's
+# loops read the fields unchecked (issue 16 item 4: bad input fails here, naming the field).
 
 
 @attrs.frozen
 class Taint:
     """A node taint a ResourceFlavor declares (``nodeTaints``, FAS-5)."""
 
-    key: str
-    value: str = ""
-    effect: str = ""
+    key: str = attrs.field(validator=str_field("Taint", empty=False))
+    value: str = attrs.field(default="", validator=str_field("Taint"))
+    effect: str = attrs.field(default="", validator=str_field("Taint"))
 
 
 @attrs.frozen
 class Toleration:
     """A pod (or flavor) toleration; ``operator`` ``""`` means ``Equal`` (FAS-5b)."""
 
-    key: str = ""
-    operator: str = ""
-    value: str = ""
-    effect: str = ""
+    key: str = attrs.field(default="", validator=str_field("Toleration"))
+    operator: str = attrs.field(default="", validator=str_field("Toleration"))
+    value: str = attrs.field(default="", validator=str_field("Toleration"))
+    effect: str = attrs.field(default="", validator=str_field("Toleration"))
+
+
+def _values(value: Iterable[str]) -> tuple[str, ...]:
+    return model_str_iterable(value, "NodeSelectorRequirement", "values")
 
 
 @attrs.frozen
 class NodeSelectorRequirement:
     """One ``matchExpressions`` entry of a required node-affinity term (FAS-5b)."""
 
-    key: str
-    operator: str
-    values: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+    key: str = attrs.field(validator=str_field("NodeSelectorRequirement", empty=False))
+    operator: str = attrs.field(validator=str_field("NodeSelectorRequirement", empty=False))
+    values: tuple[str, ...] = attrs.field(default=(), converter=_values)
 
 
-def _requirements(value: Iterable[NodeSelectorRequirement]) -> tuple[NodeSelectorRequirement, ...]:
-    return tuple(value)
+def _match_expressions(value: Iterable[NodeSelectorRequirement]) -> tuple[NodeSelectorRequirement, ...]:
+    return model_iterable(value, NodeSelectorRequirement, "NodeSelectorTerm", "match_expressions")
+
+
+def _match_fields(value: Iterable[NodeSelectorRequirement]) -> tuple[NodeSelectorRequirement, ...]:
+    return model_iterable(value, NodeSelectorRequirement, "NodeSelectorTerm", "match_fields")
 
 
 @attrs.frozen
@@ -98,37 +110,44 @@ class NodeSelectorTerm:
     ``match_fields`` are kept for completeness but never read: Kueue drops them.
     """
 
-    match_expressions: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_requirements)
-    match_fields: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_requirements)
+    match_expressions: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_match_expressions)
+    match_fields: tuple[NodeSelectorRequirement, ...] = attrs.field(default=(), converter=_match_fields)
 
 
-def _taints(value: Iterable[Taint]) -> tuple[Taint, ...]:
-    return tuple(value)
+def _node_labels(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(model_str_map(value, "ResourceFlavor", "node_labels"))
 
 
-def _tolerations(value: Iterable[Toleration]) -> tuple[Toleration, ...]:
-    return tuple(value)
+def _node_taints(value: Iterable[Taint]) -> tuple[Taint, ...]:
+    return model_iterable(value, Taint, "ResourceFlavor", "node_taints")
+
+
+def _flavor_tolerations(value: Iterable[Toleration]) -> tuple[Toleration, ...]:
+    return model_iterable(value, Toleration, "ResourceFlavor", "tolerations")
 
 
 @attrs.frozen
 class ResourceFlavor:
     """A Kueue ResourceFlavor as the assigner reads it (FAS-5, FAS-15)."""
 
-    name: str
-    node_labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
-    node_taints: tuple[Taint, ...] = attrs.field(default=(), converter=_taints)
-    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_tolerations)
-    topology_name: str | None = None
-
-    def __attrs_post_init__(self) -> None:
-        if not self.name:
-            raise InvalidModel("ResourceFlavor", "name", "must not be empty")
+    name: str = attrs.field(validator=str_field("ResourceFlavor", empty=False))
+    node_labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_node_labels)
+    node_taints: tuple[Taint, ...] = attrs.field(default=(), converter=_node_taints)
+    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_flavor_tolerations)
+    topology_name: str | None = attrs.field(default=None, validator=optional_str_field("ResourceFlavor"))
 
 
 def _resource_quotas(value: Mapping[str, ResourceQuota]) -> FrozenMap[str, ResourceQuota]:
+    if not isinstance(value, Mapping):
+        raise InvalidModel(
+            "FlavorQuotas", "resources", f"expected a mapping of resource to ResourceQuota, got {type(value).__name__}"
+        )
     for resource, q in value.items():
+        model_str(resource, "FlavorQuotas", "resources", empty=False)
         if not isinstance(q, ResourceQuota):
-            raise InvalidModel("FlavorQuotas", f"resources[{resource}]", f"{q!r} is not a ResourceQuota")
+            raise InvalidModel(
+                "FlavorQuotas", f"resources[{resource!r}]", f"expected ResourceQuota, got {type(q).__name__}"
+            )
     return frozen_map(value)
 
 
@@ -136,23 +155,23 @@ def _resource_quotas(value: Mapping[str, ResourceQuota]) -> FrozenMap[str, Resou
 class FlavorQuotas:
     """One flavor of a resource group with its quota per resource (``flavors[i]``)."""
 
-    name: str
+    name: str = attrs.field(validator=str_field("FlavorQuotas", empty=False))
     resources: FrozenMap[str, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_resource_quotas)
 
 
 def _flavor_quotas(value: Iterable[FlavorQuotas]) -> tuple[FlavorQuotas, ...]:
-    out = tuple(value)
-    for fq in out:
-        if not isinstance(fq, FlavorQuotas):
-            raise InvalidModel("ResourceGroup", "flavors", f"{fq!r} is not a FlavorQuotas")
-    return out
+    return model_iterable(value, FlavorQuotas, "ResourceGroup", "flavors")
+
+
+def _covered_resources(value: Iterable[str]) -> tuple[str, ...]:
+    return model_str_iterable(value, "ResourceGroup", "covered_resources")
 
 
 @attrs.frozen
 class ResourceGroup:
     """``spec.resourceGroups[i]``: resources that share one flavor choice, flavors in order (FAS-4)."""
 
-    covered_resources: tuple[str, ...] = attrs.field(converter=_str_tuple)
+    covered_resources: tuple[str, ...] = attrs.field(converter=_covered_resources)
     flavors: tuple[FlavorQuotas, ...] = attrs.field(default=(), converter=_flavor_quotas)
 
     @property
@@ -312,28 +331,38 @@ class FlavorFungibility:
 
 
 def _terms(value: Iterable[NodeSelectorTerm] | None) -> tuple[NodeSelectorTerm, ...] | None:
-    return None if value is None else tuple(value)
+    if value is None:
+        return None
+    return model_iterable(value, NodeSelectorTerm, "PodSetSpec", "required_node_affinity")
 
 
-def _per_pod(value: Mapping[str, int]) -> FrozenMap[str, int]:
-    out: dict[str, int] = {}
-    for resource, amount in value.items():
-        if isinstance(amount, bool) or not isinstance(amount, int):
-            raise InvalidModel("PodSetSpec", f"requests[{resource}]", f"must be an int amount (Q-1), got {amount!r}")
-        out[resource] = max(0, amount)  # FAS-1: negative per-pod values become 0
-    return frozen_map(out)
+def _per_pod(value: Mapping[str, int | str]) -> FrozenMap[str, int]:
+    # Q-1 input rule (a string is a quantity of that resource); FAS-1: negative per-pod values
+    # become 0, as Kueue clamps them, so a negative amount is accepted here and clamped.
+    out = model_amount_map(value, "PodSetSpec", "requests", allow_negative=True)
+    return frozen_map({r: max(0, v) for r, v in out.items()})
 
 
-def _non_negative_count(inst: PodSetSpec, attr: attrs.Attribute[int], value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidModel(f"PodSetSpec {inst.name!r}", attr.name, f"must be a non-negative int, got {value!r}")
+def _pod_set_tolerations(value: Iterable[Toleration]) -> tuple[Toleration, ...]:
+    return model_iterable(value, Toleration, "PodSetSpec", "tolerations")
+
+
+def _pod_set_node_selector(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(model_str_map(value, "PodSetSpec", "node_selector"))
+
+
+# ``spec.podSets[].count`` / ``minCount`` are int32 in Kueue's API; the bound also keeps
+# ``count * per-pod request`` products small enough for the saturating arithmetic (Q-2).
+_INT32_MAX = 2**31 - 1
+
+
+def _pod_count(inst: PodSetSpec, attr: attrs.Attribute[int], value: int) -> None:
+    model_int(value, f"PodSetSpec {inst.name!r}", attr.name, minimum=0, maximum=_INT32_MAX)
 
 
 def _optional_count(inst: PodSetSpec, attr: attrs.Attribute[int | None], value: int | None) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidModel(f"PodSetSpec {inst.name!r}", attr.name, f"must be a non-negative int, got {value!r}")
+    if value is not None:
+        model_int(value, f"PodSetSpec {inst.name!r}", attr.name, minimum=0, maximum=_INT32_MAX)
 
 
 @attrs.frozen
@@ -348,18 +377,17 @@ class PodSetSpec:
     which the library does not model (FAS-15).
     """
 
-    name: str
-    count: int = attrs.field(default=1, validator=_non_negative_count)
+    name: str = attrs.field(validator=str_field("PodSetSpec", empty=False))
+    count: int = attrs.field(default=1, validator=_pod_count)
     requests: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_per_pod)
+    """Per-pod amounts; a string value is parsed as a quantity of that resource (Q-1)."""
     min_count: int | None = attrs.field(default=None, validator=_optional_count)
-    node_selector: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
+    node_selector: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_pod_set_node_selector)
     required_node_affinity: tuple[NodeSelectorTerm, ...] | None = attrs.field(default=None, converter=_terms)
-    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_tolerations)
-    pod_set_group: str | None = None
-    topology_request: bool = False
+    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_pod_set_tolerations)
+    pod_set_group: str | None = attrs.field(default=None, validator=optional_str_field("PodSetSpec"))
+    topology_request: bool = attrs.field(default=False, validator=bool_field("PodSetSpec"))
 
     def __attrs_post_init__(self) -> None:
-        if not self.name:
-            raise InvalidModel("PodSetSpec", "name", "must not be empty")
         if self.min_count is not None and self.min_count > self.count:
             raise InvalidModel(f"PodSetSpec {self.name!r}", "min_count", "must be <= count")

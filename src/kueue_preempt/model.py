@@ -254,11 +254,7 @@ def _quotas(value: Mapping[FlavorResource, ResourceQuota]) -> FrozenMap[FlavorRe
 def _resource_groups(value: Iterable[ResourceGroup]) -> tuple[ResourceGroup, ...]:
     from .flavors import ResourceGroup
 
-    out = tuple(value)
-    for g in out:
-        if not isinstance(g, ResourceGroup):
-            raise InvalidModel("ClusterQueue", "resource_groups", f"{g!r} is not a ResourceGroup")
-    return out
+    return model_iterable(value, ResourceGroup, "ClusterQueue", "resource_groups")
 
 
 def _default_fungibility() -> FlavorFungibility:
@@ -273,7 +269,9 @@ def _fungibility(value: FlavorFungibility | None) -> FlavorFungibility:
     if value is None:
         return FlavorFungibility()  # absent stanza = Kueue's defaults (FAS-8)
     if not isinstance(value, FlavorFungibility):
-        raise InvalidModel("ClusterQueue", "flavor_fungibility", f"{value!r} is not a FlavorFungibility")
+        raise InvalidModel(
+            "ClusterQueue", "flavor_fungibility", f"expected FlavorFungibility, got {type(value).__name__}"
+        )
     return value
 
 
@@ -528,15 +526,13 @@ def _quota_reserved_at(value: datetime | str | None) -> datetime | None:
 
 
 def _spec_pod_sets(value: Iterable[PodSetSpec]) -> tuple[PodSetSpec, ...]:
-    out = tuple(value)
-    if not out:
+    if value == ():
         return ()  # admitted workloads built for preemption: no import, no checks
     from .flavors import PodSetSpec
 
+    out = model_iterable(value, PodSetSpec, "Workload", "spec_pod_sets")
     names = set()
     for ps in out:
-        if not isinstance(ps, PodSetSpec):
-            raise InvalidModel("Workload", "spec_pod_sets", f"{ps!r} is not a PodSetSpec")
         if ps.name in names:
             raise InvalidModel("Workload", "spec_pod_sets", f"duplicate pod set name {ps.name!r}")
         names.add(ps.name)
@@ -551,12 +547,20 @@ def _reclaimable(value: Mapping[str, int] | Iterable[tuple[str, int]]) -> Frozen
     # repeated name the last entry wins (FAS-1a).
     if value is _NO_RECLAIMABLE:
         return value
-    items = value.items() if isinstance(value, Mapping) else value
+    pairs: Iterable[Any]
+    if isinstance(value, Mapping):
+        pairs = value.items()
+    else:
+        pairs = model_iterable(value, object, "Workload", "reclaimable_pods")
     out: dict[str, int] = {}
-    for name, count in items:
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise InvalidModel("Workload", f"reclaimable_pods[{name}]", f"must be a non-negative int, got {count!r}")
-        out[name] = count
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise InvalidModel("Workload", f"reclaimable_pods[{i}]", f"expected a (name, count) pair, got {pair!r:.40}")
+        name, count = pair
+        if not isinstance(name, str) or not name:
+            raise InvalidModel("Workload", "reclaimable_pods", f"pod-set names must be non-empty strings, got {name!r:.40}")
+        # int32 like the pod set's count it is subtracted from.
+        out[name] = model_int(count, "Workload", f"reclaimable_pods[{name!r}]", minimum=0, maximum=INT32_MAX)
     return frozen_map(out)
 
 

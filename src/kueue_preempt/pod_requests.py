@@ -14,27 +14,31 @@ from typing import Iterable, Mapping
 
 import attrs
 
+from ._checks import arg_iterable, bool_field, model_amount_map
 from ._frozen import FrozenMap, frozen_map
-from .errors import InvalidModel
 from .quantity import amount_add
 
 __all__ = ["ContainerResources", "effective_pod_requests", "POD_LEVEL_RESOURCES"]
 
 
-def _amounts(value: Mapping[str, int]) -> FrozenMap[str, int]:
-    for resource, amount in value.items():
-        if isinstance(amount, bool) or not isinstance(amount, int):
-            raise InvalidModel("ContainerResources", f"[{resource}]", f"must be an int amount (Q-1), got {amount!r}")
-    return frozen_map(value)
+# Q-1 input rule: a string is a quantity of its resource ("500m" cpu = 500), an int the amount.
+# Negative amounts pass: Kubernetes validation refuses them, but FAS-1 clamps the pod's total
+# at 0 the way Kueue does, and the manifest reader hands over what the manifest says.
+def _requests(value: Mapping[str, int | str]) -> FrozenMap[str, int]:
+    return frozen_map(model_amount_map(value, "ContainerResources", "requests", allow_negative=True))
+
+
+def _limits(value: Mapping[str, int | str]) -> FrozenMap[str, int]:
+    return frozen_map(model_amount_map(value, "ContainerResources", "limits", allow_negative=True))
 
 
 @attrs.frozen
 class ContainerResources:
     """One container's ``resources`` (amounts, Q-1) and whether it is a restartable init container."""
 
-    requests: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
-    limits: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
-    restartable: bool = False
+    requests: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_requests)
+    limits: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_limits)
+    restartable: bool = attrs.field(default=False, validator=bool_field("ContainerResources"))
     """An init container with ``restartPolicy: Always`` (a sidecar); ignored for app containers."""
 
     def effective(self) -> dict[str, int]:
@@ -58,16 +62,28 @@ def _add(total: dict[str, int], extra: Mapping[str, int]) -> None:
         total[r] = amount_add(total.get(r, 0), v)
 
 
+def _optional_amounts(value: Mapping[str, int | str] | None, param: str) -> dict[str, int] | None:
+    if value is None:
+        return None
+    return model_amount_map(value, "effective_pod_requests", param, allow_negative=True)
+
+
 def effective_pod_requests(
     containers: Iterable[ContainerResources],
     init_containers: Iterable[ContainerResources] = (),
-    overhead: Mapping[str, int] | None = None,
-    pod_requests: Mapping[str, int] | None = None,
+    overhead: Mapping[str, int | str] | None = None,
+    pod_requests: Mapping[str, int | str] | None = None,
 ) -> dict[str, int]:
     """FAS-1: the per-pod request map Kubernetes (and so Kueue) computes for a pod template.
 
-    Negative results become 0, as Kueue clamps them. Amounts saturate (Q-2).
+    Negative results become 0, as Kueue clamps them. Amounts saturate (Q-2). ``overhead`` and
+    ``pod_requests`` follow the Q-1 input rule (a string is a quantity of its resource).
     """
+    fn = "effective_pod_requests"
+    containers = arg_iterable(containers, ContainerResources, fn, "containers")
+    init_containers = arg_iterable(init_containers, ContainerResources, fn, "init_containers")
+    overhead = _optional_amounts(overhead, "overhead")
+    pod_requests = _optional_amounts(pod_requests, "pod_requests")
     total: dict[str, int] = {}
     for c in containers:
         _add(total, c.effective())

@@ -19,6 +19,7 @@ from ..quantity import amount_add
 from ..quota import Snapshot
 from ..trace import DecisionTrace, Verdict
 from . import messages
+from .args import AssignArgs, check_assign_args
 from .gates import AssignmentGates, QuotaCheckStrategy
 from .oracle import PreemptionOracle, TargetsOracle
 from .requests import fnv_order, group_requests, pod_set_groups, pod_set_requests
@@ -29,28 +30,16 @@ from .result import (
     PodSetAssignment,
     PodSetStatus,
     ResourceAssignment,
+    assignment_mode,
     mode_rank,
     most_severe,
     severity,
 )
 from .scan import ScanContext, scan
 
-__all__ = ["assign_flavors"]
+__all__ = ["assign_flavors", "run_assignment"]
 
 _POSSIBILITY_RANK = {"NoCandidates": 0, "Preempt": 1, "Reclaim": 2}
-
-
-def _flavor_map(flavors: Mapping[str, ResourceFlavor] | Iterable[ResourceFlavor]) -> dict[str, ResourceFlavor]:
-    if isinstance(flavors, Mapping):
-        items = list(flavors.values())
-    else:
-        items = list(flavors)
-    out: dict[str, ResourceFlavor] = {}
-    for rf in items:
-        if not isinstance(rf, ResourceFlavor):
-            raise InvalidModel("assign_flavors", "resource_flavors", f"{rf!r} is not a ResourceFlavor")
-        out[rf.name] = rf
-    return out
 
 
 def _merge(old: FlavorAttempt, new: FlavorAttempt) -> FlavorAttempt:
@@ -139,7 +128,31 @@ def assign_flavors(
     """Kueue's flavor assignment of ``workload``'s pod sets in ``cluster_queue`` (FAS-1..FAS-25).
 
     See :mod:`kueue_preempt.assignment` for the full contract. ``snapshot`` is read, never
-    changed (the default oracle works inside :meth:`Snapshot.preserved`).
+    changed (the default oracle works inside :meth:`Snapshot.preserved`). Every argument is
+    checked first: a wrong type or value raises :class:`~kueue_preempt.errors.InvalidArgument`
+    naming the parameter.
+    """
+    checked = check_assign_args(
+        "assign_flavors", workload, cluster_queue, snapshot, resource_flavors,
+        config, gates, quota_check, oracle, counts, progress, pinned, now, trace,
+    )  # fmt: skip
+    return run_assignment(workload, cluster_queue, snapshot, checked, config, gates, oracle, now, trace)
+
+
+def run_assignment(
+    workload: Workload,
+    cluster_queue: str,
+    snapshot: Snapshot,
+    checked: AssignArgs,
+    config: PreemptionConfig,
+    gates: AssignmentGates,
+    oracle: PreemptionOracle | None,
+    now: datetime | None,
+    trace: DecisionTrace | None,
+) -> FlavorAssignment:
+    """:func:`assign_flavors` on arguments :func:`~.args.check_assign_args` has checked.
+
+    The partial-admission search calls this once per probe, so the checks run once per decision.
     """
     if not workload.spec_pod_sets:
         # Kueue's API requires at least one pod set; a model built for preemption only (no
@@ -148,7 +161,7 @@ def assign_flavors(
     node = snapshot.cluster_queue(cluster_queue)
     cq = node.cluster_queue
     assert cq is not None
-    strategy = QuotaCheckStrategy(quota_check)
+    strategy = checked.strategy
     groups = cq.resource_groups or groups_of_quota_keys(cq.quotas)
     ctx = ScanContext(
         workload=workload,
@@ -156,18 +169,18 @@ def assign_flavors(
         node=node,
         snapshot=snapshot,
         groups=groups,
-        flavors=_flavor_map(resource_flavors),
+        flavors=checked.flavors,
         gates=gates,
         fair_sharing=config.fair_sharing is not None,
         oracle=oracle if oracle is not None else TargetsOracle(config, now),
-        progress=progress,
-        pinned=pinned,
+        progress=checked.progress,
+        pinned=checked.pinned,
         trace=trace,
     )
     ignore_undeclared = strategy is QuotaCheckStrategy.IGNORE_UNDECLARED and gates.quota_check_strategy
     covers_pods = ctx.group_for("pods") is not None
     requests = pod_set_requests(
-        workload, covers_pods=covers_pods, reclaimable_pods=gates.reclaimable_pods, counts=counts
+        workload, covers_pods=covers_pods, reclaimable_pods=gates.reclaimable_pods, counts=checked.counts
     )
     pod_sets: list[PodSetAssignment] = []
     usage: dict[FlavorResource, int] = {}
@@ -210,9 +223,5 @@ def assign_flavors(
             stop = stop or error is not None or (bool(m.requests) and not own)
         if stop:
             break
-    mode = _mode(pod_sets)
+    mode = assignment_mode(pod_sets)
     return FlavorAssignment(pod_sets, borrowing, usage, _no_fit_reason(ctx, pod_sets, mode))
-
-
-def _mode(pod_sets: Sequence[PodSetAssignment]) -> FlavorAssignmentMode:
-    return FlavorAssignment(pod_sets).mode

@@ -12,6 +12,7 @@ from typing import Mapping
 
 import attrs
 
+from .._checks import bool_field
 from ..errors import ConfigurationError
 
 __all__ = ["QuotaCheckStrategy", "AssignmentGates"]
@@ -43,6 +44,9 @@ _GATE_FIELDS = {
 _IGNORED_GATES = frozenset({"RecomputeAssignmentUponPreemptionTargetsOverlap", "ElasticJobsViaWorkloadSlices"})
 
 
+_BOOL = bool_field("AssignmentGates")
+
+
 @attrs.frozen
 class AssignmentGates:
     """Kueue feature gates read by the assigner, at their defaults (FAS-16).
@@ -52,20 +56,21 @@ class AssignmentGates:
     ``preserve_scan_progress`` is off too (FAS-8); so does this class.
     """
 
-    flavor_fungibility: bool = True
-    preserve_scan_progress: bool = True
-    partial_admission: bool = True
-    reclaimable_pods: bool = True
-    unadmitted_workloads_observability: bool = True
-    vectorized_resource_requests: bool = True
-    quota_check_strategy: bool = True
-    concurrent_admission: bool = False
-    topology_aware_scheduling: bool = True
+    flavor_fungibility: bool = attrs.field(default=True, validator=_BOOL)
+    preserve_scan_progress: bool = attrs.field(default=True, validator=_BOOL)
+    partial_admission: bool = attrs.field(default=True, validator=_BOOL)
+    reclaimable_pods: bool = attrs.field(default=True, validator=_BOOL)
+    unadmitted_workloads_observability: bool = attrs.field(default=True, validator=_BOOL)
+    vectorized_resource_requests: bool = attrs.field(default=True, validator=_BOOL)
+    quota_check_strategy: bool = attrs.field(default=True, validator=_BOOL)
+    concurrent_admission: bool = attrs.field(default=False, validator=_BOOL)
+    topology_aware_scheduling: bool = attrs.field(default=True, validator=_BOOL)
 
     def __attrs_post_init__(self) -> None:
         if not self.flavor_fungibility and self.preserve_scan_progress:
             raise ConfigurationError(
-                "featureGates: FlavorFungibility=false needs FlavorFungibilityPreserveScanProgress=false (FAS-8)"
+                "featureGates: FlavorFungibility=false needs FlavorFungibilityPreserveScanProgress=false "
+                "(AssignmentGates.flavor_fungibility=False needs preserve_scan_progress=False, FAS-8)"
             )
 
     @classmethod

@@ -13,13 +13,15 @@ from typing import Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
 
 import attrs
 
+from .._checks import bool_field, model_instance, model_iterable
 from ..config import PreemptionConfig
 from ..flavors import ResourceFlavor
 from ..model import Assignment, FlavorAssignmentMode, Target, Workload
 from ..preemption import get_targets
 from ..quota import Snapshot
 from ..trace import DecisionTrace, Verdict
-from .assigner import assign_flavors
+from .args import check_assign_args, check_callable
+from .assigner import run_assignment
 from .gates import AssignmentGates, QuotaCheckStrategy
 from .oracle import PreemptionOracle
 from .result import FlavorAssignment
@@ -62,13 +64,21 @@ class TargetFinder(Protocol):
     ) -> list[Target]: ...
 
 
+def _decision_targets(value: Iterable[Target]) -> tuple[Target, ...]:
+    return model_iterable(value, Target, "AssignmentDecision", "targets")
+
+
+def _decision_assignment(inst: object, attr: attrs.Attribute[FlavorAssignment], value: object) -> None:
+    model_instance(value, FlavorAssignment, "AssignmentDecision", attr.name)
+
+
 @attrs.frozen
 class AssignmentDecision:
     """FAS-13's outcome: the assignment used and the targets to evict (may be empty)."""
 
-    assignment: FlavorAssignment
-    targets: tuple[Target, ...] = ()
-    partial: bool = False
+    assignment: FlavorAssignment = attrs.field(validator=_decision_assignment)
+    targets: tuple[Target, ...] = attrs.field(default=(), converter=_decision_targets)
+    partial: bool = attrs.field(default=False, validator=bool_field("AssignmentDecision"))
     """True when the assignment is a partial-admission reduction (FAS-14)."""
 
     @property
@@ -98,8 +108,15 @@ def assign_with_targets(
 
     ``targets`` defaults to :func:`~kueue_preempt.get_targets` with ``config`` and ``now``.
     ``progress`` and ``pinned`` (see :func:`assign_flavors`) apply to every probe of the
-    partial-admission search too; an offline one-shot decision passes neither.
+    partial-admission search too; an offline one-shot decision passes neither. Arguments are
+    checked once, before the first probe (:class:`~kueue_preempt.errors.InvalidArgument`).
     """
+    fn = "assign_with_targets"
+    checked = check_assign_args(
+        fn, workload, cluster_queue, snapshot, resource_flavors,
+        config, gates, quota_check, oracle, None, progress, pinned, now, trace,
+    )  # fmt: skip
+    check_callable(targets, fn, "targets", "a TargetFinder")
 
     def find(a: FlavorAssignment) -> list[Target]:
         if targets is not None:
@@ -107,21 +124,8 @@ def assign_with_targets(
         return get_targets(workload, cluster_queue, a.to_assignment(), snapshot, config, now, trace)
 
     def run(counts: Sequence[int] | None) -> AssignmentDecision:
-        a = assign_flavors(
-            workload,
-            cluster_queue,
-            snapshot,
-            resource_flavors,
-            config=config,
-            gates=gates,
-            quota_check=quota_check,
-            oracle=oracle,
-            counts=counts,
-            progress=progress,
-            pinned=pinned,
-            now=now,
-            trace=trace,
-        )
+        probe = checked if counts is None else attrs.evolve(checked, counts=tuple(counts))
+        a = run_assignment(workload, cluster_queue, snapshot, probe, config, gates, oracle, now, trace)
         found = find(a) if a.mode is FlavorAssignmentMode.PREEMPT else []
         return AssignmentDecision(a, tuple(found), counts is not None)
 

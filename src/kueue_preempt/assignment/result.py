@@ -13,9 +13,11 @@ from typing import Iterable, Mapping
 
 import attrs
 
+from .._checks import model_int, model_iterable, str_field
 from .._frozen import FrozenMap, frozen_map
+from ..errors import InvalidModel
 from ..model import Assignment, FlavorAssignmentMode, FlavorResource
-from ..quantity import amount_add
+from ..quantity import amount_add, amount_input
 from .modes import PreemptionPossibility
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "FlavorAssignment",
     "most_severe",
     "mode_rank",
+    "assignment_mode",
 ]
 
 
@@ -154,12 +157,33 @@ class PodSetAssignment:
         return min((f.mode for f in self.flavors.values()), key=mode_rank)
 
 
+def assignment_mode(pod_sets: Iterable[PodSetAssignment]) -> FlavorAssignmentMode:
+    """FAS-13: the worst pod-set mode; NoFit when there is no pod set."""
+    return min((ps.mode for ps in pod_sets), key=mode_rank, default=FlavorAssignmentMode.NO_FIT)
+
+
+# FlavorAssignment is built once per assign_flavors call (not per flavor), so checking its
+# fields here costs O(pod sets + flavor-resources) per decision.
 def _pod_sets(value: Iterable[PodSetAssignment]) -> tuple[PodSetAssignment, ...]:
-    return tuple(value)
+    return model_iterable(value, PodSetAssignment, "FlavorAssignment", "pod_sets")
 
 
-def _usage(value: Mapping[FlavorResource, int]) -> FrozenMap[FlavorResource, int]:
-    return frozen_map(value)
+def _usage(value: Mapping[FlavorResource, int | str]) -> FrozenMap[FlavorResource, int]:
+    if not isinstance(value, Mapping):
+        raise InvalidModel(
+            "FlavorAssignment", "usage", f"expected a mapping of FlavorResource to amount, got {type(value).__name__}"
+        )
+    out: dict[FlavorResource, int] = {}
+    for fr, v in value.items():
+        if not isinstance(fr, FlavorResource):
+            raise InvalidModel("FlavorAssignment", "usage", f"keys must be FlavorResource, got {type(fr).__name__}")
+        out[fr] = amount_input(v, fr.resource, obj="FlavorAssignment", field=f"usage[{fr}]")
+    return frozen_map(out)
+
+
+def _borrowing(inst: object, attr: attrs.Attribute[int], value: int) -> None:
+    # FAS-6: a borrowing level is a height in the cohort tree, never negative.
+    model_int(value, "FlavorAssignment", attr.name, minimum=0)
 
 
 @attrs.frozen
@@ -172,16 +196,14 @@ class FlavorAssignment:
     """
 
     pod_sets: tuple[PodSetAssignment, ...] = attrs.field(converter=_pod_sets)
-    borrowing: int = 0
+    borrowing: int = attrs.field(default=0, validator=_borrowing)
     usage: FrozenMap[FlavorResource, int] = attrs.field(factory=FrozenMap, converter=_usage)
-    no_fit_reason: str = ""
+    no_fit_reason: str = attrs.field(default="", validator=str_field("FlavorAssignment"))
 
     @property
     def mode(self) -> FlavorAssignmentMode:
         """FAS-13: the worst pod-set mode; NoFit when no pod set was assigned."""
-        if not self.pod_sets:
-            return FlavorAssignmentMode.NO_FIT
-        return min((ps.mode for ps in self.pod_sets), key=mode_rank)
+        return assignment_mode(self.pod_sets)
 
     @property
     def requires_borrowing(self) -> bool:
