@@ -90,8 +90,24 @@ def test_sweep_table_and_json(files: Path, capsys: pytest.CaptureFixture[str]) -
 
 @pytest.mark.parametrize(
     ("vary", "message"),
-    [("policy/boost.step=1,2", "do not run inside the simulator yet"), ("clusterQueue/x/cohort=a", "no ClusterQueue 'x'")],
+    [("policy/boost.everyN=0", "every_n"), ("clusterQueue/x/cohort=a", "no ClusterQueue 'x'")],
 )
 def test_sweep_errors(files: Path, capsys: pytest.CaptureFixture[str], vary: str, message: str) -> None:
     code, out, err = _run(capsys, "sweep", str(files / "dump.json"), "--arrivals", str(files / "arr.jsonl"), "--vary", vary)
     assert code == 3 and out == "" and message in err
+
+
+def test_simulate_with_a_runaway_booster_is_stopped_and_reported(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two equal workloads and a booster: ``w`` (admitted first, priority 0) and ``h`` (priority 50)."""
+    rows = [
+        {"at": 0, "duration": 100, "template": "train", "name": "w", "priority": 0, "podSets": [{"count": 4}]},
+        {"at": 10, "duration": 5, "template": "train", "name": "h", "priority": 50, "podSets": [{"count": 4}]},
+        {"at": 30, "duration": 5, "template": "train", "name": "h2", "priority": 50, "podSets": [{"count": 4}]},
+    ]
+    (files / "boost.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ["simulate", str(files / "dump.json"), "--arrivals", str(files / "boost.jsonl"), "--boost"]
+    code, out, _ = _run(capsys, *args)
+    assert code == 0 and "preemption cycles: 1" in out  # the default booster: one flip (test_sim_controllers)
+    code, out, _ = _run(capsys, *args, "--max-instants", "3", "-o", "json")
+    doc = json.loads(out)
+    assert code == 1 and doc["truncated"] and doc["instants"] == 3

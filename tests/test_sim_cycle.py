@@ -8,8 +8,6 @@ team-b/etl holds 2 CPUs from the start and runs until the end.
 from __future__ import annotations
 
 import json
-from typing import Mapping
-
 from kueue_preempt.cycle import ClusterState, CycleConfig
 from kueue_preempt.io import ClusterDump, parse_documents
 from kueue_preempt.io.cycle_state import cluster_state_from_objects
@@ -17,9 +15,9 @@ from kueue_preempt.sim import Arrivals, parse_arrivals, resolve_arrivals
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler, cluster_state_for
 from kueue_preempt.sim.engine import SimulationOptions, run_simulation
 from kueue_preempt.sim.metrics import summarize
+from kueue_preempt.sim.run import SimulationEvaluator
 from kueue_preempt.sim.timeline import event_json
 from kueue_preempt.sweep import DaskBackend, LocalBackend, Scenario, apply_value, parse_vary, run_sweep
-from kueue_preempt.sweep.run import Metric
 import sim_dump
 
 
@@ -104,27 +102,19 @@ def test_a_varied_quota_changes_the_outcome() -> None:
     assert (10, "admitted", "team-b/b1", "") in timeline
 
 
-def evaluate(scenario: Scenario) -> Mapping[str, Metric]:
-    """A whole simulation per combination, summarised (picklable: top level)."""
-    state = cluster_state_for(STATE, scenario.dump)
-    result = run_simulation(CycleScheduler(state, CycleConfig(preemption=scenario.config)), scenario.dump, _arrivals(scenario.dump))
-    s = summarize(result.timeline, dump=scenario.dump)
-    return {
-        "preemptions": sum(q.preemptions for q in s.queues if q.kind == "ClusterQueue"),
-        "team-a.wait.p99": s.queue("team-a").wait.p99,
-        "end": s.span,
-    }
-
-
 def test_real_sweep_locally_and_on_dask_gives_equal_results() -> None:
+    """Whole simulations per combination (SimulationEvaluator, pickled to the workers)."""
     base = Scenario(DUMP, config=CycleConfig().preemption)
     varies = [
         parse_vary("clusterQueue/team-b/quota/default/cpu.nominal=4,6"),
         parse_vary("config/fairSharing.enabled=false,true"),
     ]
+    evaluate = SimulationEvaluator(STATE, parse_arrivals("".join(json.dumps(r) + "\n" for r in ROWS)))
     local = run_sweep(base, varies, evaluate, backend=LocalBackend(workers=2))
-    assert [dict(r.metrics)["preemptions"] for r in local.rows] == [1, 1, 0, 0]
-    assert dict(local.rows[0].metrics) == {"preemptions": 1, "team-a.wait.p99": 0, "end": 121}
+    # team-b at 6 CPUs has room for b1: no reclaim (test_a_varied_quota_changes_the_outcome).
+    assert [r.metrics["preemptions"] for r in local.rows] == [1, 1, 0, 0]
+    first = local.rows[0].metrics
+    assert (first["team-a.preemptions"], first["team-a.wait.p99"], first["livelocks"]) == (1, 0, 0)
     with DaskBackend.local(workers=2) as dask:
         assert run_sweep(base, varies, evaluate, backend=dask) == local
     team_b = next(q for q in base.dump.cluster_queues if q.name == "team-b")

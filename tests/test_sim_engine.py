@@ -97,6 +97,9 @@ class FakeScheduler:
     def pending_count(self) -> int:
         return sum(len(v) for v in self.active.values()) + sum(len(v) for v in self.parked.values())
 
+    def take_notifications(self) -> Sequence[str]:
+        return ()
+
     def cycle(self, now: float) -> CycleResult:
         admitted: list[Admission] = []
         evicted: list[Eviction] = []
@@ -250,6 +253,9 @@ class Busy:
 
     def pending_count(self) -> int:
         return 2
+
+    def take_notifications(self) -> Sequence[str]:
+        return ()
 
     def cycle(self, now: float) -> CycleResult:
         self.cycles += 1

@@ -16,7 +16,7 @@ import attrs
 from .config import FairSharingConfig, PreemptionConfig, RequeuingTimestamp
 from .cycle import CycleConfig
 from .cli_kperf import add_scenario_arguments, scenario_command
-from .errors import ConfigurationError, UnsupportedConfiguration
+from .errors import ConfigurationError
 from .io.cycle_state import load_cluster_state
 from .sim.arrivals import ArrivalsFile, load_arrivals, resolve_arrivals, write_arrivals
 from .sim.engine import SimulationOptions
@@ -27,7 +27,8 @@ from .sim.progress import ProgressBar
 from .sim.report import summary_json, summary_table
 from .sim.run import DEFAULT_METRICS, SimulationEvaluator, simulate
 from .sim.timeline import write_timeline
-from .sweep import DaskBackend, LocalBackend, Scenario, parse_vary, run_sweep, sweep_json, sweep_table
+from .policies.boost import ThresholdBoostConfig
+from .sweep import DaskBackend, LocalBackend, PolicySettings, Scenario, parse_vary, run_sweep, sweep_json, sweep_table
 from .sweep.backends import Backend
 
 __all__ = ["add_sim_parsers", "simulate_command", "sweep_command"]
@@ -46,9 +47,16 @@ def _cycle_config(args: argparse.Namespace) -> CycleConfig:
     )
 
 
+def _policy(args: argparse.Namespace) -> PolicySettings:
+    return PolicySettings(boost=ThresholdBoostConfig() if args.boost else None, cost_base=args.cost_base)
+
+
 def _options(args: argparse.Namespace) -> SimulationOptions:
     return SimulationOptions(
-        until=args.until, termination_time=args.termination_time, inadmissible_requeue_delay=args.requeue_delay
+        until=args.until,
+        termination_time=args.termination_time,
+        inadmissible_requeue_delay=args.requeue_delay,
+        max_instants=args.max_instants,
     )
 
 
@@ -74,15 +82,18 @@ def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
     options = _options(args)
     last = max((r.at for r in file.rows), default=0.0)
     with ProgressBar(options.until if options.until is not None else last) as bar:
-        result = simulate(state, dump, file, config=_cycle_config(args), options=options, progress=bar.update)
+        result = simulate(
+            state, dump, file, config=_cycle_config(args), options=options, policy=_policy(args), progress=bar.update
+        )
     if args.timeline:
         write_timeline(result.timeline, args.timeline)
     if args.plots:
         write_plots(result.timeline, dump, args.plots, format=args.plot_format)
     summary = summarize(result.timeline, dump=dump, until=options.until)
-    code = EXIT_LIVELOCK if summary.livelocks else 0
+    code = EXIT_LIVELOCK if summary.livelocks or result.truncated else 0
     if args.output == "json":
         doc = {
+            "truncated": result.truncated,
             "instants": result.instants,
             "cycles": result.cycles,
             "events": len(result.timeline),
@@ -90,7 +101,13 @@ def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
         }
         return code, json.dumps(doc, indent=2) + "\n"
     head = f"{len(file.rows)} arrivals, {result.instants} instants, {result.cycles} cycles, {len(result.timeline)} events\n"
-    return code, head + summary_table(summary)
+    tail = ""
+    if result.truncated:
+        tail = (
+            f"STOPPED after {result.instants} instants (--max-instants) at t={result.end:g} s: the run does not "
+            "settle; look at the preemption cycles above\n"
+        )
+    return code, head + summary_table(summary) + tail
 
 
 def _backend(args: argparse.Namespace) -> tuple[Backend, Any]:
@@ -107,13 +124,8 @@ def sweep_command(args: argparse.Namespace) -> tuple[int, str]:
     file = load_arrivals(args.arrivals)
     resolve_arrivals(file, dump)  # every row checked before anything runs
     varies = [parse_vary(v) for v in args.vary]
-    for v in varies:
-        if v.path.scope == "policy":
-            raise UnsupportedConfiguration(
-                f"--vary {v.path.text}: the priority-boost and preemption-cost controllers do not run inside the simulator yet"
-            )
     config = _cycle_config(args)
-    base = Scenario(dump, config=config.preemption)
+    base = Scenario(dump, config=config.preemption, policy=_policy(args))
     evaluate = SimulationEvaluator(state, file, _options(args), config)
     backend, ctx = _backend(args)
     try:
@@ -147,6 +159,16 @@ def _count(value: str) -> int:
     return out
 
 
+def _count_large(value: str) -> int:
+    try:
+        out = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
+    if out < 1:
+        raise argparse.ArgumentTypeError("must be >= 1")
+    return out
+
+
 def _common(p: argparse.ArgumentParser, strategies: Any, dump_nargs: str = "+") -> None:
     p.add_argument("dump", nargs=dump_nargs, metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
     p.add_argument("--until", type=_seconds, metavar="SECONDS", help="stop after this time (default: when nothing is left)")
@@ -154,9 +176,15 @@ def _common(p: argparse.ArgumentParser, strategies: Any, dump_nargs: str = "+") 
         "--requeue-delay", type=_seconds, default=1.0, metavar="SECONDS",
         help="inadmissible-requeue batching period (Kueue: 1 s; 0 = at once)",
     )
+    p.add_argument(
+        "--max-instants", type=_count_large, default=1_000_000, metavar="N",
+        help="stop a run that never settles after N instants (default 1000000)",
+    )
     p.add_argument("--termination-time", type=_seconds, default=0.0, metavar="SECONDS", help="eviction to release (default 0)")
     p.add_argument("--fair-sharing", action="store_true", help="Kueue configured with fairSharing")
     p.add_argument("--strategies", type=strategies, metavar="S1[,S2]", help="fair-sharing strategies (implies --fair-sharing)")
+    p.add_argument("--boost", action="store_true", help="run the preemption-count booster (BOOST-12, defaults)")
+    p.add_argument("--cost-base", type=int, metavar="N", help="run the preemption-cost controller (COST-6) with this base")
     p.add_argument("--output", "-o", choices=("table", "json"), default="table")
 
 

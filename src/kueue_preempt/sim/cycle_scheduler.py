@@ -22,7 +22,7 @@ origin, :data:`~kueue_preempt.sim.arrivals.SIM_START`).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Sequence
+from typing import Callable, Sequence
 
 import attrs
 
@@ -43,7 +43,7 @@ from ..cycle.cluster import QueueingStrategy
 from ..flavors import PodSetSpec
 from ..io import ClusterDump
 from ..model import Workload
-from ..priority import base_priority, effective_priority
+from ..priority import BOOST_ANNOTATION, base_priority, effective_priority
 from .arrivals import SIM_START, Arrival
 from .engine import Admission, CycleResult, Eviction, Parked
 from .timeline import AdmittedPodSet
@@ -64,6 +64,7 @@ class CycleScheduler:
         self.start = start
         self.queues: QueueState = initial_queue_state(cluster, config)
         self._by_key = {w.key: w for w in cluster.workloads}
+        self._notify: list[str] = []
 
     def _at(self, now: float) -> datetime:
         return self.start + timedelta(seconds=now)
@@ -110,6 +111,45 @@ class CycleScheduler:
 
     def pending_count(self) -> int:
         return sum(len(q.active) + len(q.inadmissible) for q in self.queues.queues.values())
+
+    def take_notifications(self) -> Sequence[str]:
+        out, self._notify = self._notify, []
+        return out
+
+    def update_workloads(self, change: Callable[[Workload], Workload], now: float) -> Sequence[str]:
+        """Controllers' writes (boost annotation, preemption cost): SC-RQ-1 for parked
+        workloads whose boost annotation changed, SC-IN-4 for charged ones whose effective
+        priority changed (see :meth:`take_notifications`)."""
+        boost = self.config.preemption.priority_boost
+        changed: list[str] = []
+        workloads = []
+        queues = dict(self.queues.queues)
+        for w in self.cluster.workloads:
+            new = change(w)
+            workloads.append(new)
+            if new == w:
+                continue
+            changed.append(w.key)
+            ep_changed = effective_priority(new, boost_enabled=boost) != effective_priority(w, boost_enabled=boost)
+            if w.cluster_queue:
+                if ep_changed:
+                    self._notify.append(w.key)
+                continue
+            if new.annotations.get(BOOST_ANNOTATION) == w.annotations.get(BOOST_ANNOTATION):
+                continue
+            for name, q in queues.items():
+                if w.key not in q.inadmissible:
+                    continue
+                parked = (
+                    self.cluster.settings(name).strategy is QueueingStrategy.BEST_EFFORT_FIFO
+                    and self.config.scheduling_equivalence_hashing
+                    and shape_hash(new, self.config) in q.failed_hashes
+                )
+                if not parked:
+                    queues[name] = attrs.evolve(q, inadmissible=q.inadmissible - {w.key}, active=q.active | {w.key})
+        if changed:
+            self._set(attrs.evolve(self.cluster, workloads=workloads), attrs.evolve(self.queues, queues=queues))
+        return changed
 
     def cycle(self, now: float) -> CycleResult:
         before = self.queues

@@ -155,6 +155,10 @@ class Scheduler(Protocol):
     def pending_count(self) -> int:
         """Pending workloads (active and inadmissible) right now, for the cycle cap."""
 
+    def take_notifications(self) -> Sequence[str]:
+        """Workloads changed outside a cycle (by controllers) whose ClusterQueue must be
+        notified (SC-IN-4: a charged workload's effective priority changed); cleared on read."""
+
 
 class Controller(Protocol):
     """A reference controller (priority boost, preemption cost) run between cycles.
@@ -185,6 +189,9 @@ class SimulationOptions:
     """Seconds from eviction to release (SC-SIM-2); 0 releases right after the issuing cycle."""
     inadmissible_requeue_delay: float = attrs.field(default=1.0, validator=_non_negative)
     """SC-IN-3's batching period (Kueue: 1 s); 0 runs the requeue at once (SC-SIM-4)."""
+    max_instants: int | None = 1_000_000
+    """Safety bound on instants: a run that never settles (e.g. two workloads preempting each
+    other for ever under a boost policy) stops there with ``truncated`` set, never hangs."""
     cycle_cap_factor: int = 10
     """Cap per instant: ``cycle_cap_factor × pending + cycle_cap_base`` cycles (SC-SIM-13 item 5)."""
     cycle_cap_base: int = 10
@@ -201,6 +208,8 @@ class SimulationResult:
     """Time of the last instant processed."""
     instants: int
     cycles: int
+    truncated: bool = False
+    """``max_instants`` was reached before the events ran out (or ``until``)."""
 
     @property
     def livelocks(self) -> tuple[Livelock, ...]:
@@ -296,7 +305,9 @@ class _Loop:
 
     def push(self, t: float, kind: int, payload: object) -> None:
         self.seq += 1
-        heapq.heappush(self.heap, (t, kind, self.seq, payload))
+        # Times are kept to the microsecond: admission + duration in binary floating point
+        # would otherwise print as 1185.5700000000002 and split one instant into two.
+        heapq.heappush(self.heap, (round(t, 6), kind, self.seq, payload))
 
     def notify(self, workload: str, now: float) -> None:
         """SC-IN-4 via SC-IN-3: join a pending run of the root, or schedule one."""
@@ -358,6 +369,10 @@ class _Loop:
             wake = controller(now, self.s)
             if wake is not None and wake > now:
                 self.push(wake, _CONTROLLER, None)
+        if self.controllers:
+            for key in self.s.take_notifications():
+                self.notify(key, now)
+            self.due_now(now, (_REQUEUE,))  # delay 0: before the cycles
         # 3. cycles until nothing changes
         cap = self.options.cycle_cap_factor * self.s.pending_count() + self.options.cycle_cap_base
         recent: list[set[str]] = []
@@ -418,15 +433,21 @@ class _Loop:
     def run(self) -> SimulationResult:
         until = self.options.until
         end = 0.0
+        truncated = False
         while self.heap:
             now = self.heap[0][0]
             if until is not None and now > until:
+                break
+            if self.options.max_instants is not None and self.instants >= self.options.max_instants:
+                truncated = True
                 break
             self.instant(now)
             end = now
             if self.progress is not None:
                 self.progress(now)
-        return SimulationResult(timeline=self.timeline, end=end, instants=self.instants, cycles=self.cycles)
+        return SimulationResult(
+            timeline=self.timeline, end=end, instants=self.instants, cycles=self.cycles, truncated=truncated
+        )
 
 
 def run_simulation(

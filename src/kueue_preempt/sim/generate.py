@@ -35,9 +35,11 @@ from ..io.read import DEFAULT_LIMITS, read_bytes
 from .arrivals import ArrivalRow, ArrivalsFile, PodSetOverride, WorkloadOverrides, pod_set_overrides
 from .errors import ArrivalError
 
-__all__ = ["ArrivalClass", "GeneratorSpec", "generate_arrivals", "parse_generator_spec", "load_generator_spec"]
+__all__ = ["MAX_ARRIVALS", "ArrivalClass", "GeneratorSpec", "generate_arrivals", "parse_generator_spec", "load_generator_spec"]
 
 _DISTRIBUTIONS = ("fixed", "exponential")
+MAX_ARRIVALS = 10_000_000
+"""Most arrivals a spec may ask for (about 1.5 GB of rows in memory)."""
 _RESOLUTION = 1000  # times and durations are rounded to milliseconds: readable files, exact round trips
 
 
@@ -97,6 +99,16 @@ class GeneratorSpec:
             raise ConfigurationError(f"GeneratorSpec.horizon: must be a finite number >= 0, got {self.horizon!r}")
         if self.count is not None and (isinstance(self.count, bool) or self.count < 0):
             raise ConfigurationError(f"GeneratorSpec.count: must be an int >= 0, got {self.count!r}")
+        # Untrusted specs: refuse a file that would not fit in memory rather than try.
+        expected = self.count if self.count is not None else 0
+        if self.count is None and self.horizon is not None:
+            expected = int(self.horizon * sum(c.rate for c in self.classes))
+        elif self.horizon is not None:
+            expected = min(expected, int(self.horizon * sum(c.rate for c in self.classes)))
+        if expected > MAX_ARRIVALS:
+            raise ConfigurationError(
+                f"GeneratorSpec: about {expected} arrivals (horizon x rates or count); the limit is {MAX_ARRIVALS}"
+            )
 
 
 def _ms(value: float) -> float:

@@ -15,16 +15,16 @@ import attrs
 
 from ..config import PreemptionConfig
 from ..cycle import ClusterState, CycleConfig
-from ..errors import UnsupportedConfiguration
 from ..io import ClusterDump
 from .arrivals import ArrivalsFile, resolve_arrivals
 from .cycle_scheduler import CycleScheduler, cluster_state_for
-from .engine import SimulationOptions, SimulationResult, run_simulation
+from .engine import Controller, SimulationOptions, SimulationResult, run_simulation
 from ..sweep.run import Metric
-from ..sweep.scenario import Scenario
+from ..sweep.scenario import PolicySettings, Scenario
+from .controllers import BoostController, CostController
 from .metrics import Summary, summarize
 
-__all__ = ["simulate", "summary_metrics", "SimulationEvaluator", "DEFAULT_METRICS"]
+__all__ = ["simulate", "controllers_for", "with_policy", "summary_metrics", "SimulationEvaluator", "DEFAULT_METRICS"]
 
 
 def simulate(
@@ -34,12 +34,36 @@ def simulate(
     *,
     config: CycleConfig = CycleConfig(),
     options: SimulationOptions = SimulationOptions(),
+    policy: PolicySettings = PolicySettings(),
     progress: Callable[[float], None] | None = None,
 ) -> SimulationResult:
     """Simulate ``arrivals`` on the cluster of ``state``/``dump`` (from
-    :func:`kueue_preempt.io.load_cluster_state`) with the real scheduling cycle."""
+    :func:`kueue_preempt.io.load_cluster_state`) with the real scheduling cycle and the
+    reference controllers ``policy`` asks for (:func:`with_policy` adjusts ``config``)."""
     resolved = resolve_arrivals(arrivals, dump)
-    return run_simulation(CycleScheduler(state, config), dump, resolved, options=options, progress=progress)
+    scheduler = CycleScheduler(state, with_policy(config, policy))
+    return run_simulation(scheduler, dump, resolved, options=options, controllers=controllers_for(policy), progress=progress)
+
+
+def controllers_for(policy: PolicySettings) -> list[Controller]:
+    """The reference controllers of ``policy``: the booster (BOOST-12), then the cost controller (COST-6)."""
+    out: list[Controller] = []
+    if policy.boost is not None:
+        out.append(BoostController(policy.boost))
+    if policy.cost_base is not None:
+        out.append(CostController(policy.cost_base))
+    return out
+
+
+def with_policy(config: CycleConfig, policy: PolicySettings) -> CycleConfig:
+    """A booster is pointless with the ``PriorityBoost`` gate off, and a cost controller with the
+    cost ordering off: running one switches its gate on (decision sim-f)."""
+    preemption = config.preemption
+    if policy.boost is not None and not preemption.priority_boost:
+        preemption = attrs.evolve(preemption, priority_boost=True)
+    if policy.cost_base is not None and not preemption.preemption_cost_enabled:
+        preemption = attrs.evolve(preemption, preemption_cost_enabled=True)
+    return attrs.evolve(config, preemption=preemption)
 
 
 DEFAULT_METRICS = ("preemptions", "preemptionCycles", "livelocks", "neverAdmitted", "wait.p50", "wait.p90", "wait.p99")
@@ -92,12 +116,8 @@ class SimulationEvaluator:
         self.base_config = base_config
 
     def __call__(self, scenario: Scenario) -> Mapping[str, Metric]:
-        if scenario.policy.boost is not None or scenario.policy.cost_base is not None:
-            raise UnsupportedConfiguration(
-                "policy/...: the priority-boost and preemption-cost controllers do not run inside the simulator yet"
-            )
         config = attrs.evolve(self.base_config, preemption=scenario.config)
         state = cluster_state_for(self.state, scenario.dump)
-        result = simulate(state, scenario.dump, self.arrivals, config=config, options=self.options)
+        result = simulate(state, scenario.dump, self.arrivals, config=config, options=self.options, policy=scenario.policy)
         return summary_metrics(summarize(result.timeline, dump=scenario.dump, until=self.options.until))
 
