@@ -278,7 +278,9 @@ class _Sim:
 
     def push(self, t: float, kind: int, payload: object) -> None:
         self.seq += 1
-        heapq.heappush(self.heap, (t, kind, self.seq, payload))
+        # Times to the microsecond, as the generic event loop keeps them: a sum like
+        # 10.1 + 0.5 would otherwise split one instant into two.
+        heapq.heappush(self.heap, (round(t, 6), kind, self.seq, payload))
 
     def write(self, kind: str, now: float) -> float:
         """One API request made at ``now``; returns when it completes (an ideal API counts none)."""
