@@ -60,7 +60,8 @@ def load_client_limits(path: str | os.PathLike[str], *, limits: Limits = DEFAULT
     for raw in docs:
         data = raw.data
         if data.get("kind") == "ConfigMap":
-            embedded = (data.get("data") or {}).get("controller_manager_config.yaml")
+            entries = data.get("data")
+            embedded = entries.get("controller_manager_config.yaml") if isinstance(entries, dict) else None
             if isinstance(embedded, str):
                 inner = parse_documents(embedded, source=source, format="yaml", limits=limits)
                 if inner:
