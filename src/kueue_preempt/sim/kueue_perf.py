@@ -98,7 +98,7 @@ class PerfModel:
     runner's reconcile and ``Finished`` write, and Kueue's watch (global parameter, ``(kp-b)``).
     Part of the API model: 0 when the API is ideal."""
     truncate_timestamps: bool = True
-    """Summary times at Kubernetes' one-second resolution (creation and condition times)."""
+    """The summary reads creation times at Kubernetes' one-second resolution (``(kp-a)``)."""
     until: float | None = None
     """Stop after this simulated time (seconds); default: when everything finished."""
 
@@ -263,7 +263,6 @@ class _Sim:
         self.cohorts = cohorts
         self.scheduler_busy = False  # a cycle event is scheduled
         self.blocked_until = 0.0  # the last cycle's writes complete then
-        self.last_cycle_changed = True
         self.instant_cycles = 0
         self.instant_time = -1.0
         # Status controllers: FIFO of dirty queues per object kind, one worker each.
@@ -666,7 +665,6 @@ class _Sim:
                 w.msg = msg
                 if not self.ideal:
                     sync_done = max(sync_done, self.write("pendingStatus", now))
-        self.last_cycle_changed = changed
         if now == self.instant_time:
             self.instant_cycles += 1
         else:
