@@ -55,7 +55,7 @@ def test_a_burst_of_admissions_is_delayed_as_the_token_bucket_predicts() -> None
     the first two complete at once, the third owes one token (0.5 s), the fourth two (1.0 s);
     each runs its 1 s from the moment its write completes."""
     built = build_scenario(parse_scenario(_one_queue(100, [(f"w{i}", 1, 100, 1, 1000) for i in range(4)])))
-    r = simulate_scenario(built, PerfModel(api=ApiLimits(qps=2, burst=2), status_objects=()))
+    r = simulate_scenario(built, PerfModel(api=ApiLimits(qps=2, burst=2), status_objects=(), write_latency=0))
     names = ["w0-0-0-0", "w1-1-0-0", "w2-2-0-0", "w3-3-0-0"]
     assert _admitted(r.timeline) == [(0.1, n) for n in names]  # quota reserved in the cycle
     seen = [(k.split("/")[1], t) for k, t in r.admitted_seen]
@@ -75,6 +75,17 @@ def test_a_burst_of_admissions_is_delayed_as_the_token_bucket_predicts() -> None
     assert ideal.api.by_kind == ()
 
 
+def test_write_latency_is_added_after_the_limiter() -> None:
+    """The API server's round trip (write_latency) comes on top of the token bucket's delay:
+    with 10 ms, the four admissions of the burst case complete at 0.11, 0.11, 0.61, 1.11."""
+    built = build_scenario(parse_scenario(_one_queue(100, [(f"w{i}", 1, 100, 1, 1000) for i in range(4)])))
+    r = simulate_scenario(built, PerfModel(api=ApiLimits(qps=2, burst=2), status_objects=(), write_latency=0.01))
+    assert [t for _, t in r.admitted_seen] == pytest.approx([0.11, 0.11, 0.61, 1.11])
+    # An ideal API has no latency at all.
+    ideal = simulate_scenario(built, PerfModel(write_latency=0.01))
+    assert [t for _, t in ideal.admitted_seen] == [0.1] * 4
+
+
 def test_a_pending_status_write_holds_the_next_cycle() -> None:
     """Decision (kp-a): the pending-reason write of SC-MSG-3 is made inside the cycle, so the
     limiter delays the scheduler, not only the status. Quota 3; a (2 cpu) at 0.1 s, b (2 cpu)
@@ -88,7 +99,7 @@ def test_a_pending_status_write_holds_the_next_cycle() -> None:
     2.1: b returns from the inadmissible set and fits (c holds 1): admitted, seen at 3.1.
     """
     built = build_scenario(parse_scenario(_one_queue(3, [("a", 1, 100, 2, 1000), ("b", 1, 200, 2, 1000), ("c", 1, 300, 1, 1000)])))
-    r = simulate_scenario(built, PerfModel(api=ApiLimits(qps=1, burst=1), status_objects=()))
+    r = simulate_scenario(built, PerfModel(api=ApiLimits(qps=1, burst=1), status_objects=(), write_latency=0))
     adm = _admitted(r.timeline)
     assert [n for _, n in adm] == ["a-0-0-0", "c-2-0-0", "b-1-0-0"]
     assert [t for t, _ in adm] == pytest.approx([0.1, 1.1, 2.1])

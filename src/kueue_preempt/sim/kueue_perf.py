@@ -93,6 +93,11 @@ class PerfModel:
     """Scheduler time per cycle besides its writes (global parameter, ``(kp-b)``)."""
     status_objects: tuple[str, ...] = attrs.field(default=STATUS_OBJECTS, converter=_status_objects)
     """Which status objects cost a write per change (global parameter, ``(kp-b)``)."""
+    write_latency: float = attrs.field(default=0.002, validator=_non_negative)
+    """Seconds one write takes once the limiter lets it go: the API server's round trip
+    (global parameter, ``(kp-b)``; 0 when the API is ideal). Any value from 0.5 to 7 ms gives
+    the same baseline figures; exactly 0 makes writes complete in the instant they are made,
+    which ties them with the cycle that made them."""
     finish_latency: float = attrs.field(default=0.0, validator=_non_negative)
     """Seconds from the end of a workload's run time until Kueue releases its quota: the
     runner's reconcile and ``Finished`` write, and Kueue's watch (global parameter, ``(kp-b)``).
@@ -286,7 +291,7 @@ class _Sim:
         if self.ideal:
             return now
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
-        return self.bucket.reserve(now)
+        return self.bucket.reserve(now) + self.model.write_latency
 
     def changed(self, cq: _CQ, now: float) -> None:
         """``cq``'s status (and its LocalQueue's) differs: queue a status write per object."""
