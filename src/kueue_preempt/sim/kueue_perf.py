@@ -30,6 +30,8 @@ next cycle until they complete; the admission write does not (Kueue assumes the 
 its cache and writes in the background) but the runner starts the workload only when it
 completes; the ``Requeued`` write after a release, and ClusterQueue and LocalQueue status
 writes (one controller worker each, coalescing changes per queue) run in the background.
+Each write also takes ``write_latency`` (the API server's round trip) once the limiter lets
+it go (decision ``(kp-b)``).
 """
 
 from __future__ import annotations
