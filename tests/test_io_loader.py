@@ -219,9 +219,10 @@ def test_io_errors_are_os_errors(tmp_path: Path) -> None:
 
 
 def test_v1beta2_names_cohort_and_parent_fields() -> None:
+    """API-30/API-31: the parent is spec.parentName in both beta versions; only v1alpha1 said parent."""
     cohorts = [
         {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort", "metadata": {"name": "child"}, "spec": {"parentName": "root"}},
-        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Cohort", "metadata": {"name": "other"}, "spec": {"parent": "root"}},
+        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Cohort", "metadata": {"name": "other"}, "spec": {"parentName": "root"}},
         {"apiVersion": "kueue.x-k8s.io/v1alpha1", "kind": "Cohort", "metadata": {"name": "old"}, "spec": {"parent": "root"}},
     ]
     dump = parse_dump(yaml_text(cluster_queue(version="v1beta2", cohort="child"), *cohorts))

@@ -69,11 +69,14 @@ def test_api_limits_from_flags_and_from_a_configuration(scenario: Path, tmp_path
     assert main(["simulate", "--scenario", str(scenario), "--config", str(config), "-o", "json"]) == 0
     api2 = json.loads(capsys.readouterr().out)["run"]["api"]
     assert api2 == api
-    # Without clientConnection, Kueue's API defaults: 20 qps, burst 30.
+    # Without clientConnection, Kueue's defaults (API-32): 300 qps, burst 500.
     config.write_text("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n")
     assert main(["simulate", "--scenario", str(scenario), "--config", str(config), "-o", "json"]) == 0
     api3 = json.loads(capsys.readouterr().out)["run"]["api"]
-    assert (api3["qps"], api3["burst"]) == (20.0, 30)
+    assert (api3["qps"], api3["burst"]) == (300.0, 500)
+    # --config and --api-qps together are ambiguous.
+    assert main(["simulate", "--scenario", str(scenario), "--config", str(config), "--api-qps", "5"]) == 3
+    assert "give the client limits one way" in capsys.readouterr().err
 
 
 def test_table_timeline_and_plots(scenario: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

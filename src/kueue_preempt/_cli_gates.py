@@ -23,11 +23,13 @@ BOOST_FLAG = "--feature-gates PriorityBoost=true"
 _log = logging.getLogger("kueue_preempt.cli")
 
 
-def _gates(value: str) -> FeatureGates:
+def _gates(value: str) -> str:
+    # Validated here (a typo is a usage error), applied later over the --config file's gates.
     try:
-        return FeatureGates.parse(value)
+        FeatureGates.parse(value)
     except ConfigurationError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
 
 
 def add_feature_gates_flag(parser: argparse.ArgumentParser) -> None:
@@ -41,10 +43,12 @@ def add_feature_gates_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def feature_gates_of(args: argparse.Namespace) -> FeatureGates:
-    """The gates the command line asks for, Kueue's defaults where it says nothing."""
-    gates = getattr(args, "feature_gates", None)
-    return gates if isinstance(gates, FeatureGates) else FeatureGates()
+def feature_gates_of(args: argparse.Namespace, base: FeatureGates | None = None) -> FeatureGates:
+    """The gates the command line asks for over ``base`` (a ``--config`` file's gates; default:
+    Kueue's defaults): an explicit flag wins, gate by gate."""
+    text = getattr(args, "feature_gates", None)
+    base = base if base is not None else FeatureGates()
+    return FeatureGates.parse(text, base=base) if isinstance(text, str) else base
 
 
 def note_ignored_boosts(workloads: Iterable[Workload], gates: FeatureGates) -> int:

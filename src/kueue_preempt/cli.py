@@ -60,6 +60,7 @@ from .io import (
     to_assignment,
 )
 from .io._format import quantity_text, time_text
+from .io.kueue_config import KueueConfiguration, load_kueue_config
 from .io.dump import dump_from_objects, resolve_priorities
 from .sim.errors import ExtraUnavailable
 from .cli_sim import add_sim_parsers
@@ -140,11 +141,20 @@ def _demo(args: argparse.Namespace) -> tuple[int, str]:
 # --------------------------------------------------------------------------- explain
 
 
-def _config(args: argparse.Namespace) -> PreemptionConfig:
-    fair = None
-    if args.fair_sharing or args.strategies is not None:
-        fair = FairSharingConfig(preemption_strategies=args.strategies or ())
-    return PreemptionConfig(fair_sharing=fair, feature_gates=feature_gates_of(args))  # FG-5: Kueue's defaults
+def _kueue_config(args: argparse.Namespace) -> KueueConfiguration:
+    """``--config FILE`` (Kueue's own Configuration file), else Kueue's defaults (API-32)."""
+    return load_kueue_config(args.config) if args.config else KueueConfiguration.defaults()
+
+
+def _config(args: argparse.Namespace, kueue: KueueConfiguration) -> PreemptionConfig:
+    """The configuration file's settings; explicit flags (``--feature-gates``, fair sharing) win
+    over it, gate by gate (FG-5)."""
+    overrides: dict[str, Any] = {"feature_gates": feature_gates_of(args, base=kueue.feature_gate_set())}
+    if args.strategies is not None:
+        overrides["fair_sharing"] = FairSharingConfig(preemption_strategies=args.strategies)
+    elif args.fair_sharing and kueue.fair_sharing is None:
+        overrides["fair_sharing"] = FairSharingConfig()
+    return kueue.preemption_config(**overrides)
 
 
 def _incoming(path: str, dump: ClusterDump) -> LoadedWorkload:
@@ -162,7 +172,9 @@ def _incoming(path: str, dump: ClusterDump) -> LoadedWorkload:
 
 
 def _explain(args: argparse.Namespace) -> tuple[int, str]:
-    config = _config(args)
+    kueue = _kueue_config(args)
+    config = _config(args, kueue)
+    reclaim = config.feature_gates.reclaimable_pods
     now = args.now if args.now is not None else datetime.now(timezone.utc)
     cluster, dump = load_cluster_state(*args.dump)
     lw = _incoming(args.incoming, dump) if args.incoming else dump.pending_workload(args.workload)
@@ -173,14 +185,15 @@ def _explain(args: argparse.Namespace) -> tuple[int, str]:
     else:
         cq = dump.cluster_queue_for(lw)
         via = f"LocalQueue {lw.workload.namespace}/{lw.workload.local_queue}"
-    snapshot = dump.snapshot()
+    snapshot = dump.snapshot(reclaimable_pods=reclaim)
     if not snapshot.has_cluster_queue(cq):
         raise UnknownClusterQueue("--cluster-queue", "cluster_queue", cq)
+    pod_sets = lw.requested_pod_sets(reclaim)  # FAS-1a
     if args.assignment:
-        fa = load_assignment(args.assignment, lw.pod_sets)
+        fa = load_assignment(args.assignment, pod_sets)
         fa_source = f"from {args.assignment}"
     else:
-        fa = assign_flavors(lw.pod_sets, cq, snapshot, config)
+        fa = assign_flavors(pod_sets, cq, snapshot, config)
         fa_source = "simplified FA-1 (first flavor that fits, else first that preemption can free)"
     trace = DecisionTrace()
     targets: list[Target] = []
@@ -189,7 +202,7 @@ def _explain(args: argparse.Namespace) -> tuple[int, str]:
     if fa.mode is FlavorAssignmentMode.NO_FIT:
         outcome = "no-fit"
     else:
-        assignment = to_assignment(lw.pod_sets, fa)
+        assignment = to_assignment(pod_sets, fa)
         requests = {str(fr): quantity_text(v, fr.resource) for fr, v in sorted(assignment.requests.items())}
         preempt = sorted(str(fr) for fr in assignment.preempt)
         if not assignment.preempt:
@@ -467,14 +480,15 @@ def _podgroup_json(
 
 
 def _check(args: argparse.Namespace) -> tuple[int, str]:
+    kueue = _kueue_config(args)
     dump = load_dump(*args.dump)
-    gates = feature_gates_of(args)
+    gates = feature_gates_of(args, base=kueue.feature_gate_set())
     note_ignored_boosts([w.workload for w in dump.workloads], gates)
-    snapshot = dump.snapshot()
+    snapshot = dump.snapshot(reclaimable_pods=gates.reclaimable_pods)
     if dump.nodes or dump.pods:
         dump.cluster()  # validates node references
     pending = []
-    warnings = dump.warnings()
+    warnings = [f"{kueue.source}: {w}" for w in kueue.warnings] + dump.warnings()
     for lw in dump.pending():
         try:
             cq: str | None = dump.cluster_queue_for(lw)
@@ -685,6 +699,12 @@ def _workload_key(value: str) -> str:
     return value
 
 
+_CONFIG_HELP = (
+    "Kueue's Configuration file (config.kueue.x-k8s.io v1beta1/v1beta2): fair sharing, admission fair "
+    "sharing, feature gates, waitForPodsReady; explicit flags override it (default: Kueue's defaults)"
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
@@ -710,12 +730,14 @@ def _parser() -> argparse.ArgumentParser:
     which.add_argument("--incoming", metavar="FILE", help="a Workload manifest that is not in the dump")
     explain.add_argument("--cluster-queue", metavar="NAME", help="the ClusterQueue (default: from the LocalQueue)")
     explain.add_argument("--assignment", metavar="FILE", help="explicit flavor assignment (default: simplified FA-1)")
-    explain.add_argument("--fair-sharing", action="store_true", help="use fair-sharing preemption")
+    explain.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
+    explain.add_argument("--fair-sharing", action="store_true", help="use fair-sharing preemption (overrides --config)")
     explain.add_argument(
         "--strategies",
         type=_strategies,
         metavar="S1[,S2]",
-        help="fair-sharing strategies (implies --fair-sharing): LessThanOrEqualToFinalShare, LessThanInitialShare",
+        help="fair-sharing strategies (implies --fair-sharing; overrides --config): "
+        "LessThanOrEqualToFinalShare, LessThanInitialShare",
     )
     explain.add_argument("--now", type=_rfc3339, metavar="RFC3339", help="the decision time (default: now)")
     explain.add_argument("--output", "-o", choices=("table", "json"), default="table")
@@ -749,6 +771,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Validate a dump: counts per kind, skipped kinds, the quota tree, pending workloads, warnings.",
     )
     check.add_argument("dump", nargs="+", metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
+    check.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
     check.add_argument("--output", "-o", choices=("table", "json"), default="table")
     check.set_defaults(func=_check)
 

@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from .errors import ConfigurationError
-from .sim.kueue_config import load_client_limits
+from .sim.kueue_config import load_scenario_settings
 from .sim.kueue_perf import PerfModel
 from .sim.kueue_summary import summary_json, summary_table
 from .sim.perf_run import run_scenario
@@ -51,17 +51,16 @@ def add_scenario_arguments(sim: argparse.ArgumentParser) -> None:
     g.add_argument("--scenario", metavar="FILE", help="a Kueue scheduler-performance generator file, instead of DUMP and --arrivals")
     g.add_argument("--api-qps", type=_qps, metavar="Q", help="model Kueue's API client: Q requests per second (default: ideal API)")
     g.add_argument("--api-burst", type=_burst, metavar="B", help="bursts of B requests (default: Q rounded up)")
-    g.add_argument("--config", metavar="FILE", help="Kueue Configuration: clientConnection qps/burst for the API model")
+    g.add_argument(
+        "--config", metavar="FILE",
+        help="Kueue Configuration: clientConnection qps/burst for the API model (Kueue's defaults 300/500), feature gates",
+    )
     g.add_argument(
         "--no-equivalence-hashing", action="store_true", help="turn Kueue's SchedulingEquivalenceHashing gate off"
     )
 
 
 def _limits(args: argparse.Namespace) -> ApiLimits:
-    if args.config and (args.api_qps is not None or args.api_burst is not None):
-        raise ConfigurationError("--config and --api-qps/--api-burst: give the client limits one way")
-    if args.config:
-        return load_client_limits(args.config)
     if args.api_qps is None:
         if args.api_burst is not None:
             raise ConfigurationError("--api-burst needs --api-qps")
@@ -77,9 +76,16 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
         raise ConfigurationError("--scenario: Kueue's scalability scenarios run without fair sharing and with termination time 0")
     if args.series:
         raise ConfigurationError("--series is not available with --scenario")
+    if args.config:
+        if args.api_qps is not None or args.api_burst is not None:
+            raise ConfigurationError("--config and --api-qps/--api-burst: give the client limits one way")
+        settings = load_scenario_settings(args.config)
+        limits, hashing = settings.api, settings.scheduling_equivalence_hashing
+    else:
+        limits, hashing = _limits(args), True
     model = PerfModel(
-        api=_limits(args),
-        scheduling_equivalence_hashing=not args.no_equivalence_hashing,
+        api=limits,
+        scheduling_equivalence_hashing=hashing and not args.no_equivalence_hashing,
         inadmissible_requeue_delay=args.requeue_delay,
         until=args.until,
     )

@@ -600,18 +600,28 @@ class Workload:
     spec_pod_sets: tuple[PodSetSpec, ...] = attrs.field(default=(), converter=_spec_pod_sets)
     """``spec.podSets`` (per-pod requests, selectors, tolerations), read by the flavor assigner."""
     reclaimable_pods: FrozenMap[str, int] = attrs.field(default=_NO_RECLAIMABLE, converter=_reclaimable)
-    """``status.reclaimablePods`` by pod-set name (FAS-1a)."""
+    """``status.reclaimablePods``: pod set name -> how many of its pods are reclaimable (DM-7,
+    FAS-1a). An admitted pod set's usage is scaled to ``count - min(reclaimable, count)`` pods;
+    a pending pod set's count is reduced the same way by the flavor assigner. Must be declared
+    before ``usage``, whose default reads it. The manifest loader derives it from
+    ``status.reclaimablePods`` and the spec counts (docs/manifests.md)."""
     usage: FrozenMap[FlavorResource, int] = attrs.field(init=False, eq=False, repr=False)
     used_flavor_resources: frozenset[FlavorResource] = attrs.field(init=False, eq=False, repr=False)
 
     @usage.default
     def _usage(self) -> FrozenMap[FlavorResource, int]:
         total: dict[FlavorResource, int] = {}
+        reclaimable = self.reclaimable_pods
         for ps in self.pod_sets:
+            n = ps.count
+            kept = n - min(reclaimable.get(ps.name, 0), n) if reclaimable else n
             for resource, amount in ps.usage.items():
                 flavor = ps.flavors.get(resource)
                 if flavor is None:
                     continue  # DM-7: resources without a flavor are not quota usage
+                if kept < n:  # DM-7/FAS-1a: per-pod amount (Go's truncating division) x kept pods
+                    per_pod = abs(amount) // n
+                    amount = (per_pod if amount >= 0 else -per_pod) * kept
                 fr = intern(FlavorResource(flavor, resource))
                 total[fr] = amount_add(total.get(fr, 0), amount)
         return interned_map(total)

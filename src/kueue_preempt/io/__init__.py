@@ -11,6 +11,10 @@ An edge of the library: nothing below it imports it.
   :func:`load_assignment` (an explicit one), :func:`to_assignment` (FA-3 and FA-2) give the
   :class:`~kueue_preempt.Assignment` that ``get_targets`` takes.
 * :func:`dump_text` / :func:`to_manifests` write a dump back as manifests.
+* :func:`load_kueue_config` / :func:`parse_kueue_config` read Kueue's Configuration file into
+  a :class:`KueueConfiguration`, whose ``preemption_config()`` is what ``get_targets`` takes.
+
+Fields read per kind and apiVersion: docs/manifests.md.
 
 YAML needs the optional PyYAML dependency (``pip install 'kueue-preempt[yaml]'``); JSON
 needs nothing. Every error is a :class:`~kueue_preempt.KueuePreemptError`.
@@ -41,12 +45,33 @@ from .errors import (
     YamlUnavailable,
 )
 from .kueue import pod_requests
-from .objects import LoadedWorkload, LocalQueue, PodSetRequests, PriorityClass
+from .kueue_config import KueueConfiguration, load_kueue_config, parse_kueue_config
+from .objects import (
+    AdmissionCheckRule,
+    ClusterQueueSettings,
+    FlavorFungibility,
+    LoadedWorkload,
+    LocalQueue,
+    PodSetRequests,
+    PriorityClass,
+    ResourceFlavorSpec,
+    Taint,
+    Toleration,
+)
 from .read import Limits, RawObject, parse_documents, read_bytes
 from .write import as_list, dump_text, to_manifests, workload_manifest
 
 __all__ = [
+    "AdmissionCheckRule",
     "ClusterDump",
+    "ClusterQueueSettings",
+    "FlavorFungibility",
+    "KueueConfiguration",
+    "ResourceFlavorSpec",
+    "Taint",
+    "Toleration",
+    "load_kueue_config",
+    "parse_kueue_config",
     "FlavorChoice",
     "Limits",
     "LoadedWorkload",

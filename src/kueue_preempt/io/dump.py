@@ -16,7 +16,7 @@ import attrs
 
 from .._frozen import FrozenMap, frozen_map
 from ..errors import DuplicateName
-from ..model import ClusterQueue, Cohort, WorkloadPriorityClass
+from ..model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
 from ..podgroup import (
     Cluster,
     CompositePodGroup,
@@ -41,14 +41,14 @@ from .kube import (
 )
 from .kueue import (
     KUEUE_GROUP,
-    parse_cluster_queue,
     parse_cohort,
     parse_local_queue,
-    parse_resource_flavor,
     parse_workload,
     parse_workload_priority_class,
+    read_cluster_queue,
+    read_resource_flavor,
 )
-from .objects import LoadedWorkload, LocalQueue, PriorityClass
+from .objects import ClusterQueueSettings, LoadedWorkload, LocalQueue, PriorityClass, ResourceFlavorSpec
 from .read import DEFAULT_LIMITS, Limits, RawObject, parse_documents, read_bytes
 
 __all__ = ["ClusterDump", "load_dump", "parse_dump", "dump_from_objects", "resolve_priorities", "SUPPORTED_KINDS"]
@@ -104,6 +104,11 @@ class ClusterDump:
     skipped: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_counts)
     sources: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     origins: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_strings, eq=False, repr=False)
+    cluster_queue_settings: tuple[ClusterQueueSettings, ...] = attrs.field(default=(), converter=_tuple)
+    """Per loaded ClusterQueue: queueing, stop policy, namespace selector, flavor fungibility,
+    admission checks (io's own types until the model has a place for them)."""
+    resource_flavor_specs: tuple[ResourceFlavorSpec, ...] = attrs.field(default=(), converter=_tuple)
+    """Per loaded ResourceFlavor: node labels, taints, tolerations, topology."""
     _workload_index: dict[str, LoadedWorkload] = attrs.field(init=False, eq=False, repr=False)
     _local_queue_index: dict[str, LocalQueue] = attrs.field(init=False, eq=False, repr=False)
 
@@ -217,11 +222,13 @@ class ClusterDump:
             )
         return lq.cluster_queue
 
-    def snapshot(self, *, implicit_cohorts: bool = True) -> Snapshot:
+    def snapshot(self, *, implicit_cohorts: bool = True, reclaimable_pods: bool = True) -> Snapshot:
         """The quota tree with every workload that holds quota (DM-7).
 
         Cohorts named but not given are implicit (no quota), as in Kueue. A workload holding
-        quota in a ClusterQueue that is not in the dump is an error.
+        quota in a ClusterQueue that is not in the dump is an error. ``reclaimable_pods`` is
+        gate ``ReclaimablePods`` (on by default): off, ``status.reclaimablePods`` is ignored and
+        every admitted pod counts (FAS-1a).
         """
         queues = {q.name for q in self.cluster_queues}
         holders = self.holding_quota()
@@ -236,7 +243,10 @@ class ClusterDump:
         return Snapshot(
             cluster_queues=self.cluster_queues,
             cohorts=self.cohorts,
-            workloads=[lw.workload for lw in holders],
+            workloads=[
+                lw.workload if reclaimable_pods or not lw.workload.reclaimable_pods else _without_reclaim(lw.workload)
+                for lw in holders
+            ],
             priority_classes=self.workload_priority_classes,
             implicit_cohorts=implicit_cohorts,
         )
@@ -283,10 +293,10 @@ class ClusterDump:
 _Parser = Callable[[RawObject, str], Any]
 # (group, kind) -> (versions, parser, collection)
 _KINDS: dict[tuple[str, str], tuple[tuple[str, ...], _Parser, str]] = {
-    (KUEUE_GROUP, "ClusterQueue"): (("v1beta1", "v1beta2"), parse_cluster_queue, "cluster_queues"),
+    (KUEUE_GROUP, "ClusterQueue"): (("v1beta1", "v1beta2"), read_cluster_queue, "cluster_queues"),
     (KUEUE_GROUP, "Cohort"): (("v1alpha1", "v1beta1", "v1beta2"), parse_cohort, "cohorts"),
     (KUEUE_GROUP, "LocalQueue"): (("v1beta1", "v1beta2"), parse_local_queue, "local_queues"),
-    (KUEUE_GROUP, "ResourceFlavor"): (("v1beta1", "v1beta2"), parse_resource_flavor, "resource_flavors"),
+    (KUEUE_GROUP, "ResourceFlavor"): (("v1beta1", "v1beta2"), read_resource_flavor, "resource_flavors"),
     (KUEUE_GROUP, "WorkloadPriorityClass"): (
         ("v1beta1", "v1beta2"),
         parse_workload_priority_class,
@@ -306,10 +316,10 @@ SUPPORTED_KINDS = tuple(f"{kind} ({group}/{'|'.join(v)})" for (group, kind), (v,
 
 
 def _key_of(obj: Any) -> tuple[str, str]:
-    if isinstance(obj, tuple):  # (PodGroup | CompositePodGroup, priorityClassName)
+    if isinstance(obj, tuple):  # (PodGroup | CompositePodGroup, priorityClassName), (ClusterQueue, settings)
         obj = obj[0]
-    if isinstance(obj, str):
-        return "ResourceFlavor", obj
+    if isinstance(obj, ResourceFlavorSpec):
+        return "ResourceFlavor", obj.name
     if isinstance(obj, (LocalQueue, LoadedWorkload)):
         return type(obj).__name__.replace("Loaded", ""), obj.key
     if isinstance(obj, KubePod):
@@ -327,6 +337,7 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
     kind and key raise :class:`ManifestError` naming both files.
     """
     collected: dict[str, list[Any]] = {name: [] for _, _, name in _KINDS.values()}
+    collected.update(cluster_queue_settings=[], resource_flavor_specs=[])
     origins: dict[str, str] = {}
     skipped: Counter[str] = Counter()
     sources: dict[str, None] = {}
@@ -343,7 +354,7 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
             raise ManifestError(
                 raw.source,
                 kind,
-                f"#{raw.index}",
+                _display_name(raw),
                 "apiVersion",
                 f"unsupported version {api_version!r} (supported: {', '.join(f'{group}/{v}' for v in versions)})",
             )
@@ -355,6 +366,12 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
                 raw.source, key_kind, key, "metadata.name", f"duplicate object (first one in {origins[origin_key]})"
             )
         origins[origin_key] = f"{raw.source} #{raw.index}"
+        if collection == "cluster_queues":
+            obj, settings = obj
+            collected["cluster_queue_settings"].append(settings)
+        elif collection == "resource_flavors":
+            collected["resource_flavor_specs"].append(obj)
+            obj = obj.name
         collected[collection].append(obj)
     priority_classes: list[PriorityClass] = collected["priority_classes"]
     workloads = resolve_priorities(collected["workloads"], collected["workload_priority_classes"], priority_classes)
@@ -389,6 +406,8 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
         skipped=dict(sorted(skipped.items())),
         sources=list(sources),
         origins={k: v.rsplit(" #", 1)[0] for k, v in origins.items()},
+        cluster_queue_settings=collected["cluster_queue_settings"],
+        resource_flavor_specs=collected["resource_flavor_specs"],
     )
 
 
@@ -402,15 +421,33 @@ def _with_priority(obj: _T, class_name: str, values: Mapping[str, int], default:
     return obj if value is None else attrs.evolve(obj, priority=value)
 
 
+def _without_reclaim(workload: Workload) -> Workload:
+    return attrs.evolve(workload, reclaimable_pods={})
+
+
+def _display_name(raw: RawObject) -> str:
+    """``namespace/name`` (or ``name``) from the raw metadata when usable, else ``#<index>``:
+    an object is named in errors even before its kind is known to be readable."""
+    metadata = raw.data.get("metadata")
+    if not isinstance(metadata, dict):
+        return f"#{raw.index}"
+    name, namespace = metadata.get("name"), metadata.get("namespace")
+    if not isinstance(name, str) or not name or len(name) > 253 or any(c in name for c in "/ \t\n\r"):
+        return f"#{raw.index}"
+    if isinstance(namespace, str) and namespace and len(namespace) <= 253 and "/" not in namespace:
+        return f"{namespace}/{name}"
+    return name
+
+
 def _type_of(raw: RawObject) -> tuple[str, str]:
     api_version = raw.data.get("apiVersion")
     kind = raw.data.get("kind")
     shown_kind = kind if isinstance(kind, str) else ""
     for field, value in (("apiVersion", api_version), ("kind", kind)):
         if value is None or value == "":
-            raise ManifestError(raw.source, shown_kind, f"#{raw.index}", field, "required field is missing")
+            raise ManifestError(raw.source, shown_kind, _display_name(raw), field, "required field is missing")
         if not isinstance(value, str):
-            raise ManifestError(raw.source, shown_kind, f"#{raw.index}", field, "expected a string")
+            raise ManifestError(raw.source, shown_kind, _display_name(raw), field, "expected a string")
     assert isinstance(api_version, str) and isinstance(kind, str)
     return api_version, kind
 

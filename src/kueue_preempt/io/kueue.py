@@ -7,38 +7,35 @@ One function per kind; each validates what the algorithms read and raises a
 field                     v1beta1                         v1beta2
 ========================  ==============================  =============================
 ClusterQueue's cohort     ``spec.cohort``                 ``spec.cohortName``
-Cohort's parent           ``spec.parent`` (also v1alpha1) ``spec.parentName``
+Cohort's parent           ``spec.parentName``             ``spec.parentName``
+                          (v1alpha1: ``spec.parent``)
 Workload's class          ``spec.priorityClassName`` +    ``spec.priorityClassRef``
                           ``spec.priorityClassSource``    ``{group, kind, name}``
 ========================  ==============================  =============================
 
 A field of the other version is an error rather than silently ignored: a ClusterQueue whose
-cohort is dropped would give wrong answers without a word.
+cohort is dropped would give wrong answers without a word. Workloads are read by
+:mod:`.workload` (re-exported here); fields the model has no place for by
+:mod:`.kueue_settings`. Field tables per kind and version: docs/manifests.md.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
-from fractions import Fraction
 from ..model import (
     BorrowWithinCohort,
     ClusterQueue,
     ClusterQueuePreemption,
     Cohort,
-    Condition,
-    EvictionStat,
     FlavorResource,
-    PodSetUsage,
-    PriorityClassRef,
     ResourceQuota,
-    Workload,
     WorkloadPriorityClass,
 )
-from ..priority import BOOST_ANNOTATION, parse_boost
-from ..quantity import amount_add, quota_amount, request_amount
+from ..quantity import quota_amount
 from ._fields import Field, Meta, open_object
-from .objects import LoadedWorkload, LocalQueue, PodSetRequests
+from .kueue_settings import check_resource_group_shape, cluster_queue_settings, resource_flavor_spec
+from .objects import ClusterQueueSettings, LocalQueue, ResourceFlavorSpec
 from .read import RawObject
+from .workload import parse_workload, pod_requests
 
 __all__ = [
     "KUEUE_GROUP",
@@ -49,6 +46,9 @@ __all__ = [
     "parse_resource_flavor",
     "parse_workload_priority_class",
     "parse_workload",
+    "pod_requests",
+    "read_cluster_queue",
+    "read_resource_flavor",
 ]
 
 KUEUE_GROUP = "kueue.x-k8s.io"
@@ -58,27 +58,21 @@ _WITHIN_CQ = ("Never", "LowerPriority", "LowerOrNewerEqualPriority")
 _RECLAIM = ("Never", "LowerPriority", "Any")
 _BORROW = ("Never", "LowerPriority")
 _ADMISSION_MODES = ("UsageBasedAdmissionFairSharing", "NoAdmissionFairSharing")
-_CONDITION_STATUS = ("True", "False", "Unknown")
-_CLASS_SOURCES = {
-    "kueue.x-k8s.io/workloadpriorityclass": ("kueue.x-k8s.io", "WorkloadPriorityClass"),
-    "scheduling.k8s.io/priorityclass": ("scheduling.k8s.io", "PriorityClass"),
-}
-_CLASS_KINDS = {("kueue.x-k8s.io", "WorkloadPriorityClass"), ("scheduling.k8s.io", "PriorityClass")}
 
 
-def _version_field(spec: Field, version: str, fields: dict[str, str]) -> str | None:
+def _version_field(spec: Field, version: str, fields: dict[str, str], shown: str = "") -> str | None:
     """Read the field that ``version`` names in ``fields`` (version -> key); reject the others."""
     own = fields[version]
     for other_version, key in fields.items():
         if key != own and spec.has(key):
-            spec.get(key).fail(f"is the {other_version} name of this field; in {version} it is spec.{own}")
+            spec.get(key).fail(f"is the {other_version} name of this field; in {shown or version} it is spec.{own}")
     return spec.get(own).optional_string()
 
 
 # --------------------------------------------------------------------------- quota
 
 
-def _resource_groups(groups: Field, has_parent: bool) -> dict[FlavorResource, ResourceQuota]:
+def _resource_groups(groups: Field, has_parent: bool, cohort: bool = False) -> dict[FlavorResource, ResourceQuota]:
     """``spec.resourceGroups`` to quotas, in declaration order (flavor order is FA-1's order)."""
     quotas: dict[FlavorResource, ResourceQuota] = {}
     covered_by: dict[str, int] = {}
@@ -86,7 +80,7 @@ def _resource_groups(groups: Field, has_parent: bool) -> dict[FlavorResource, Re
     for gi, group in enumerate(groups.list()):
         covered_field = group.get("coveredResources")
         covered: list[str] = []
-        for c in covered_field.list():
+        for c in covered_field.list(required=True):
             resource = c.string(required=True)
             if resource in covered:
                 c.fail(f"resource {resource!r} is listed twice")
@@ -94,7 +88,7 @@ def _resource_groups(groups: Field, has_parent: bool) -> dict[FlavorResource, Re
                 c.fail(f"resource {resource!r} is already covered by resourceGroups[{covered_by[resource]}]")
             covered.append(resource)
             covered_by[resource] = gi
-        for flavor in group.get("flavors").list():
+        for flavor in group.get("flavors").list(required=True):
             fname_field = flavor.get("name")
             fname = fname_field.string(required=True)
             if fname in flavor_group:
@@ -111,14 +105,14 @@ def _resource_groups(groups: Field, has_parent: bool) -> dict[FlavorResource, Re
                 if rname in seen:
                     rname_field.fail(f"resource {rname!r} is listed twice")
                 seen.append(rname)
-                quotas[FlavorResource(fname, rname)] = _quota(res, rname, has_parent)
+                quotas[FlavorResource(fname, rname)] = _quota(res, rname, has_parent, cohort)
             missing = [r for r in covered if r not in seen]
             if missing:
                 resources.fail(f"missing {', '.join(map(repr, missing))} from coveredResources")
     return quotas
 
 
-def _quota(res: Field, resource: str, has_parent: bool) -> ResourceQuota:
+def _quota(res: Field, resource: str, has_parent: bool, cohort: bool = False) -> ResourceQuota:
     nominal_q = res.get("nominalQuota").non_negative_quantity(required=True)
     assert nominal_q is not None
     nominal = quota_amount(nominal_q, resource)
@@ -130,8 +124,8 @@ def _quota(res: Field, resource: str, has_parent: bool) -> ResourceQuota:
             f.fail("a limit needs a parent cohort (Q-17)")
         limits[key] = None if q is None else quota_amount(q, resource)
     lending = limits["lendingLimit"]
-    if lending is not None and lending > nominal:
-        res.get("lendingLimit").fail("must be <= nominalQuota (Q-17)")
+    if lending is not None and lending > nominal and not cohort:  # API-13: ClusterQueues only
+        res.get("lendingLimit").fail("must be <= nominalQuota (Q-17, API-13)")
     return ResourceQuota(nominal=nominal, borrowing_limit=limits["borrowingLimit"], lending_limit=lending)
 
 
@@ -151,14 +145,27 @@ def _weight(spec: Field) -> float:
 
 def parse_cluster_queue(raw: RawObject, version: str) -> ClusterQueue:
     """A ClusterQueue (DM-4): cohort, resource groups, preemption, fair-sharing weight."""
+    return read_cluster_queue(raw, version)[0]
+
+
+def read_cluster_queue(raw: RawObject, version: str) -> tuple[ClusterQueue, ClusterQueueSettings]:
+    """A ClusterQueue (DM-4) and the settings the model has no place for yet (queueing,
+    stop policy, namespace selector, flavor fungibility, admission checks), every field of
+    kueue-api-fields.md §1.3 defaulted (API-2) and validated (API-8..API-17)."""
     meta = open_object(raw.source, raw.index, raw.data, "ClusterQueue", namespaced=False)
     spec = meta.root.get("spec")
+    spec.mapping()
     cohort = _version_field(spec, version, {"v1beta1": "cohort", "v1beta2": "cohortName"})
-    quotas = _resource_groups(spec.get("resourceGroups"), cohort is not None)
+    groups = spec.get("resourceGroups")
+    check_resource_group_shape(groups, cluster_queue=True)
+    quotas = _resource_groups(groups, cohort is not None)
     preemption = _preemption(meta, spec.get("preemption"))
     weight = _weight(spec)
-    mode = spec.get("admissionScope").get("admissionMode").choice(_ADMISSION_MODES, "NoAdmissionFairSharing")
-    return meta.build(
+    modes = _ADMISSION_MODES if version == "v1beta2" else ()
+    mode_field = spec.get("admissionScope").get("admissionMode")
+    mode = mode_field.choice(modes, "NoAdmissionFairSharing") if modes else mode_field.string()
+    settings = cluster_queue_settings(meta, spec, version, list(dict.fromkeys(fr.flavor for fr in quotas)))
+    cq = meta.build(
         "spec",
         lambda: ClusterQueue(
             name=meta.name,
@@ -169,6 +176,7 @@ def parse_cluster_queue(raw: RawObject, version: str) -> ClusterQueue:
             admission_scope_usage_based=mode == "UsageBasedAdmissionFairSharing",
         ),
     )
+    return cq, settings
 
 
 def _preemption(meta: Meta, p: Field) -> ClusterQueuePreemption:
@@ -193,10 +201,18 @@ def parse_cohort(raw: RawObject, version: str) -> Cohort:
     """A Cohort (DM-5): parent, its own resource groups, fair-sharing weight."""
     meta = open_object(raw.source, raw.index, raw.data, "Cohort", namespaced=False)
     spec = meta.root.get("spec")
+    spec.mapping()
+    # The parent is ``parentName`` in both beta versions; only the old v1alpha1 (Kueue <= 0.12)
+    # spelled it ``parent``, which reads as parentName (API-31, docs/decisions.md).
     parent = _version_field(
-        spec, "v1beta1" if version == "v1alpha1" else version, {"v1beta1": "parent", "v1beta2": "parentName"}
+        spec,
+        "v1alpha1" if version == "v1alpha1" else "v1beta2",
+        {"v1alpha1": "parent", "v1beta2": "parentName"},
+        shown=version,
     )
-    quotas = _resource_groups(spec.get("resourceGroups"), parent is not None)
+    groups = spec.get("resourceGroups")
+    check_resource_group_shape(groups, cluster_queue=False)
+    quotas = _resource_groups(groups, parent is not None, cohort=True)
     weight = _weight(spec)
     return meta.build("spec", lambda: Cohort(name=meta.name, parent=parent, quotas=quotas, fair_weight=weight))
 
@@ -204,13 +220,28 @@ def parse_cohort(raw: RawObject, version: str) -> Cohort:
 def parse_local_queue(raw: RawObject, version: str) -> LocalQueue:
     """A LocalQueue: ``namespace/name`` to ``spec.clusterQueue``."""
     meta = open_object(raw.source, raw.index, raw.data, "LocalQueue", namespaced=True)
-    cq = meta.root.get("spec").get("clusterQueue").string(required=True)
-    return LocalQueue(name=meta.name, namespace=meta.namespace, cluster_queue=cq)
+    spec = meta.root.get("spec")
+    spec.mapping()
+    cq = spec.get("clusterQueue").string(required=True)
+    stop = spec.get("stopPolicy").choice(("None", "Hold", "HoldAndDrain"), "None")
+    weight = spec.get("fairSharing").get("weight").quantity()  # not validated by Kueue (API-16)
+    return LocalQueue(
+        name=meta.name,
+        namespace=meta.namespace,
+        cluster_queue=cq,
+        stop_policy=stop,
+        fair_weight=1.0 if weight is None else float(weight),
+    )
 
 
 def parse_resource_flavor(raw: RawObject, version: str) -> str:
-    """A ResourceFlavor: only its name matters to preemption."""
-    return open_object(raw.source, raw.index, raw.data, "ResourceFlavor", namespaced=False).name
+    """A ResourceFlavor: only its name matters to preemption (the spec is validated)."""
+    return read_resource_flavor(raw, version).name
+
+
+def read_resource_flavor(raw: RawObject, version: str) -> ResourceFlavorSpec:
+    """A ResourceFlavor with its node labels, taints, tolerations and topology (API-18)."""
+    return resource_flavor_spec(open_object(raw.source, raw.index, raw.data, "ResourceFlavor", namespaced=False))
 
 
 def parse_workload_priority_class(raw: RawObject, version: str) -> WorkloadPriorityClass:
@@ -218,224 +249,8 @@ def parse_workload_priority_class(raw: RawObject, version: str) -> WorkloadPrior
     meta = open_object(raw.source, raw.index, raw.data, "WorkloadPriorityClass", namespaced=False)
     value = meta.root.get("value").integer(required=True)
     assert value is not None
+    description = meta.root.get("description").string()
+    if version == "v1beta2" and len(description) > 2048:
+        meta.root.get("description").fail(f"longer than 2048 characters (API-20)")
     policy = meta.root.get("preemptionPolicy").choice(("Always", "Never"), "Always")
     return WorkloadPriorityClass(name=meta.name, value=value, preemption_policy=policy)
-
-
-# --------------------------------------------------------------------------- Workload
-
-
-def parse_workload(raw: RawObject, version: str) -> LoadedWorkload:
-    """A Workload (DM-6): metadata, spec (priority, class, queue, pod sets, active) and status
-    (admission, conditions, eviction stats, preemption cost)."""
-    meta = open_object(raw.source, raw.index, raw.data, "Workload", namespaced=True)
-    md = meta.metadata
-    labels = md.get("labels").string_map()
-    annotations = md.get("annotations").string_map()
-    if BOOST_ANNOTATION in annotations:
-        value = annotations[BOOST_ANNOTATION]
-        if value == "" or parse_boost(value) is None:
-            why = "empty; use 0 explicitly" if value == "" else "not an integer in the int32 range"
-            md.get("annotations").get(BOOST_ANNOTATION).fail(f"invalid priority boost {value[:40]!r}: {why} (EP-7)")
-    spec = meta.root.get("spec")
-    spec.mapping()
-    pod_sets = _spec_pod_sets(spec.get("podSets"))
-    status = meta.root.get("status")
-    conditions = _conditions(status.get("conditions"))
-    by_type = {c.type: c for c in conditions}
-    reserved = by_type.get("QuotaReserved")
-    evicted = by_type.get("Evicted")
-    admission = status.get("admission")
-    cluster_queue = ""
-    usage: list[PodSetUsage] = []
-    if admission.present:
-        cluster_queue, usage = _admission(admission, pod_sets)
-    elif reserved is not None and reserved.is_true:
-        admission.fail("required when the QuotaReserved condition is True")
-    cost = status.get("preemptionCost").quantity()
-    workload = meta.build(
-        "",
-        lambda: Workload(
-            name=meta.name,
-            namespace=meta.namespace,
-            uid=md.get("uid").string(),
-            cluster_queue=cluster_queue,
-            local_queue=spec.get("queueName").string(),
-            priority=spec.get("priority").integer(),
-            annotations=annotations,
-            labels=labels,
-            creation_time=md.get("creationTimestamp").time(),
-            quota_reserved_at=reserved.last_transition_time if reserved is not None and reserved.is_true else None,
-            evicted=evicted is not None and evicted.is_true,
-            conditions=conditions,
-            pod_sets=usage,
-            preemption_cost=None if cost is None else _decimal(cost),
-            priority_class=_class_ref(spec, version),
-            evictions=_evictions(status.get("schedulingStats").get("evictions")),
-        ),
-    )
-    return LoadedWorkload(workload=workload, pod_sets=pod_sets, active=spec.get("active").boolean(True))
-
-
-def _decimal(q: Fraction) -> Decimal:
-    # Quantities are multiples of 1e-9 (Q-0), so this is exact.
-    return Decimal(q.numerator * (10**9 // q.denominator)).scaleb(-9).normalize()
-
-
-def _class_ref(spec: Field, version: str) -> PriorityClassRef | None:
-    if version == "v1beta1":
-        if spec.has("priorityClassRef"):
-            spec.get("priorityClassRef").fail(
-                "is the v1beta2 name of this field; in v1beta1 it is spec.priorityClassName + spec.priorityClassSource"
-            )
-        name = spec.get("priorityClassName").string()
-        source_field = spec.get("priorityClassSource")
-        source = source_field.string()
-        if not name:
-            return None
-        if source not in _CLASS_SOURCES:
-            if not source:
-                source_field.fail("required when spec.priorityClassName is set")
-            source_field.fail(f"{source!r} is not one of {', '.join(_CLASS_SOURCES)}")
-        group, kind = _CLASS_SOURCES[source]
-        return PriorityClassRef(name=name, kind=kind, group=group)
-    for key in ("priorityClassName", "priorityClassSource"):
-        if spec.has(key):
-            spec.get(key).fail("is a v1beta1 field; in v1beta2 it is spec.priorityClassRef")
-    ref = spec.get("priorityClassRef")
-    if not ref.present:
-        return None
-    ref.mapping()
-    name = ref.get("name").string(required=True)
-    group = ref.get("group").string(required=True)
-    kind = ref.get("kind").string(required=True)
-    if (group, kind) not in _CLASS_KINDS:
-        ref.fail(f"group/kind {group}/{kind} is neither kueue.x-k8s.io/WorkloadPriorityClass nor scheduling.k8s.io/PriorityClass")
-    return PriorityClassRef(name=name, kind=kind, group=group)
-
-
-def _spec_pod_sets(field: Field) -> list[PodSetRequests]:
-    items = field.list(required=True)
-    if not items:
-        field.fail("must hold at least one pod set")
-    out: list[PodSetRequests] = []
-    names: set[str] = set()
-    for ps in items:
-        name_field = ps.get("name")
-        name = name_field.string() or "main"
-        if name in names:
-            name_field.fail(f"pod set {name!r} is listed twice")
-        names.add(name)
-        count = ps.get("count").integer(low=0)
-        template = ps.get("template")
-        if not template.present:
-            template.fail("required field is missing")
-        out.append(PodSetRequests(name=name, count=1 if count is None else count, requests=pod_requests(template.get("spec"))))
-    return out
-
-
-def pod_requests(pod_spec: Field) -> dict[str, int]:
-    """Kubernetes' pod request (per pod) of a pod spec, as amounts (Q-1).
-
-    ``max(sum(containers) + sum(sidecars), max over init containers of (init + sidecars started
-    before it)) + overhead``; sidecars are init containers with ``restartPolicy: Always``. A
-    container limit stands in for a missing request (the API server's defaulting). Summed as
-    exact quantities, converted to an amount once.
-    """
-    total: dict[str, Fraction] = {}
-    for c in pod_spec.get("containers").list():
-        _add(total, _container_requests(c))
-    sidecars: dict[str, Fraction] = {}
-    init_max: dict[str, Fraction] = {}
-    for c in pod_spec.get("initContainers").list():
-        reqs = _container_requests(c)
-        if c.get("restartPolicy").string() == "Always":
-            _add(sidecars, reqs)
-            current = dict(sidecars)
-        else:
-            current = dict(sidecars)
-            _add(current, reqs)
-        for r, v in current.items():
-            init_max[r] = max(init_max.get(r, Fraction(0)), v)
-    _add(total, sidecars)
-    for r, v in init_max.items():
-        total[r] = max(total.get(r, Fraction(0)), v)
-    _add(total, pod_spec.get("overhead").quantity_map())
-    return {r: request_amount(v, r) for r, v in total.items()}
-
-
-def _container_requests(c: Field) -> dict[str, Fraction]:
-    resources = c.get("resources")
-    requests = resources.get("requests").quantity_map()
-    for r, v in resources.get("limits").quantity_map().items():
-        requests.setdefault(r, v)
-    return requests
-
-
-def _add(into: dict[str, Fraction], more: dict[str, Fraction]) -> None:
-    for r, v in more.items():
-        into[r] = into.get(r, Fraction(0)) + v
-
-
-def _conditions(field: Field) -> list[Condition]:
-    out: list[Condition] = []
-    seen: set[str] = set()
-    for c in field.list():
-        type_field = c.get("type")
-        type_ = type_field.string(required=True)
-        if type_ in seen:
-            type_field.fail(f"condition {type_!r} is listed twice")
-        seen.add(type_)
-        status = c.get("status")
-        if not status.present:
-            status.fail("required field is missing")
-        when = c.get("lastTransitionTime").time(required=True)
-        c.get("message").string()
-        out.append(
-            Condition(
-                type=type_,
-                status=status.choice(_CONDITION_STATUS, "Unknown"),
-                reason=c.get("reason").string(),
-                last_transition_time=when,
-            )
-        )
-    return out
-
-
-def _admission(admission: Field, pod_sets: list[PodSetRequests]) -> tuple[str, list[PodSetUsage]]:
-    admission.mapping()
-    cq = admission.get("clusterQueue").string(required=True)
-    counts = {ps.name: ps.count for ps in pod_sets}
-    usage: list[PodSetUsage] = []
-    for psa in admission.get("podSetAssignments").list():
-        name_field = psa.get("name")
-        name = name_field.string() or "main"
-        if name not in counts:
-            name_field.fail(f"no pod set {name!r} in spec.podSets")
-        count = psa.get("count").integer(low=0)
-        amounts: dict[str, int] = {}
-        for r, q in psa.get("resourceUsage").quantity_map().items():
-            amounts[r] = amount_add(amounts.get(r, 0), request_amount(q, r))
-        usage.append(
-            PodSetUsage(
-                name=name,
-                count=counts[name] if count is None else count,
-                flavors=psa.get("flavors").string_map(),
-                usage=amounts,
-            )
-        )
-    return cq, usage
-
-
-def _evictions(field: Field) -> list[EvictionStat]:
-    out: list[EvictionStat] = []
-    for e in field.list():
-        count = e.get("count").integer(low=0)
-        out.append(
-            EvictionStat(
-                reason=e.get("reason").string(required=True),
-                underlying_cause=e.get("underlyingCause").string(),
-                count=0 if count is None else count,
-            )
-        )
-    return out

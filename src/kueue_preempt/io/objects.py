@@ -11,9 +11,21 @@ import attrs
 from .._frozen import FrozenMap, frozen_map
 from ..errors import InvalidModel
 from ..model import PodSetUsage, Workload
+from ..podgroup import LabelSelector, LabelSelectorRequirement
 from ..quantity import amount_input
 
-__all__ = ["LocalQueue", "PodSetRequests", "LoadedWorkload", "PriorityClass"]
+__all__ = [
+    "AdmissionCheckRule",
+    "ClusterQueueSettings",
+    "FlavorFungibility",
+    "LoadedWorkload",
+    "LocalQueue",
+    "PodSetRequests",
+    "PriorityClass",
+    "ResourceFlavorSpec",
+    "Taint",
+    "Toleration",
+]
 
 
 @attrs.frozen
@@ -23,6 +35,10 @@ class LocalQueue:
     name: str
     namespace: str
     cluster_queue: str
+    stop_policy: str = "None"
+    """``spec.stopPolicy``: ``None``, ``Hold`` or ``HoldAndDrain`` (API-19)."""
+    fair_weight: float = 1.0
+    """``spec.fairSharing.weight`` (not validated by Kueue, SC-AFS-3)."""
 
     @property
     def key(self) -> str:
@@ -42,6 +58,29 @@ def _amounts(value: Mapping[str, int | str]) -> FrozenMap[str, int]:
 
 
 @attrs.frozen
+class Toleration:
+    """A toleration (ResourceFlavor ``spec.tolerations``), after defaulting (API-18)."""
+
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+
+def _toleration_tuple(value: Iterable[Toleration]) -> tuple[Toleration, ...]:
+    return tuple(value)
+
+
+def _terms(value: Iterable[Iterable[LabelSelectorRequirement]]) -> tuple[tuple[LabelSelectorRequirement, ...], ...]:
+    return tuple(tuple(term) for term in value)
+
+
+def _selector_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(value)
+
+
+@attrs.frozen
 class PodSetRequests:
     """One ``spec.podSets`` entry: ``count`` pods, each requesting ``requests`` (amounts, Q-1).
 
@@ -53,11 +92,29 @@ class PodSetRequests:
     name: str = "main"
     count: int = attrs.field(default=1)
     requests: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
+    min_count: int | None = None
+    """``minCount``: partial admission (API-22, FAS-14); ``None`` = all pods or none."""
+    node_selector: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_selector_map)
+    """``template.spec.nodeSelector`` (FAS-5)."""
+    node_affinity: tuple[tuple[LabelSelectorRequirement, ...], ...] = attrs.field(default=(), converter=_terms)
+    """Required node affinity: the ``matchExpressions`` of each ``nodeSelectorTerms`` entry
+    (terms are ORed; ``matchFields`` are dropped, FAS-5)."""
+    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_toleration_tuple)
+    """``template.spec.tolerations`` (FAS-5)."""
+    pod_set_group_name: str | None = None
+    """``topologyRequest.podSetGroupName`` (FAS-18)."""
 
     @count.validator
     def _check_count(self, attribute: attrs.Attribute[int], value: int) -> None:
         if isinstance(value, bool) or value < 0:
             raise InvalidModel(f"PodSetRequests {self.name!r}", "count", f"must be >= 0, got {value!r}")
+
+
+def _counts(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    for name, count in value.items():
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise InvalidModel("LoadedWorkload", f"reclaimable_pods[{name}]", f"must be an int >= 0, got {count!r}")
+    return frozen_map(value)
 
 
 def _pod_sets(value: Iterable[PodSetRequests]) -> tuple[PodSetRequests, ...]:
@@ -74,6 +131,20 @@ class LoadedWorkload:
     workload: Workload
     pod_sets: tuple[PodSetRequests, ...] = attrs.field(default=(), converter=_pod_sets)
     active: bool = True
+    reclaimable_pods: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_counts)
+    """``status.reclaimablePods`` as written: pod set name -> reclaimable pods (FAS-1a)."""
+
+    def requested_pod_sets(self, reclaimable_pods: bool = True) -> tuple[PodSetRequests, ...]:
+        """The pod sets a flavor assignment starts from (FAS-1a): with gate ``ReclaimablePods``
+        on, a pod set named in ``status.reclaimablePods`` asks for ``count - min(reclaimable,
+        count)`` pods."""
+        if not reclaimable_pods or not self.reclaimable_pods:
+            return self.pod_sets
+        out = []
+        for ps in self.pod_sets:
+            r = self.reclaimable_pods.get(ps.name, 0)
+            out.append(attrs.evolve(ps, count=ps.count - min(r, ps.count)) if r else ps)
+        return tuple(out)
 
     @property
     def key(self) -> str:
@@ -132,3 +203,88 @@ class PriorityClass:
     value: int
     preemption_policy: str = "PreemptLowerPriority"
     global_default: bool = False
+
+
+# --------------------------------------------------------------------------- flavor-assignment inputs
+# What the loader reads and validates for flavor assignment and queueing but the core model has
+# no place for yet (kueue-api-fields.md §1): kept here so that dumps load, bad ones are
+# rejected, and an integration step can map them into the model later.
+
+
+def _str_tuple(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class Taint:
+    """A ResourceFlavor ``spec.nodeTaints`` entry."""
+
+    key: str
+    value: str = ""
+    effect: str = "NoSchedule"
+
+
+def _taints(value: Iterable[Taint]) -> tuple[Taint, ...]:
+    return tuple(value)
+
+
+def _tolerations(value: Iterable[Toleration]) -> tuple[Toleration, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class ResourceFlavorSpec:
+    """A ResourceFlavor's spec (API-18): node labels, taints, tolerations, topology."""
+
+    name: str
+    node_labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
+    node_taints: tuple[Taint, ...] = attrs.field(default=(), converter=_taints)
+    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_tolerations)
+    topology_name: str | None = None
+
+
+@attrs.frozen
+class FlavorFungibility:
+    """``spec.flavorFungibility`` after defaulting and v1beta1 conversion (API-2, API-15, API-30)."""
+
+    when_can_borrow: str = "MayStopSearch"
+    when_can_preempt: str = "TryNextFlavor"
+    preference: str | None = None
+
+
+@attrs.frozen
+class AdmissionCheckRule:
+    """One admission check of a ClusterQueue (``admissionChecksStrategy`` or v1beta1
+    ``admissionChecks``); ``on_flavors`` empty = every flavor."""
+
+    name: str
+    on_flavors: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+
+
+def _rules(value: Iterable[AdmissionCheckRule]) -> tuple[AdmissionCheckRule, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class ClusterQueueSettings:
+    """What a ClusterQueue manifest holds besides quotas and preemption (kueue-api-fields.md
+    §1.3, API-2, API-17): queueing, stop policy, namespace selector (``None`` matches no
+    namespace; the selector type is the one PDBs use), flavor fungibility, admission checks,
+    and whether it is being deleted."""
+
+    name: str
+    queueing_strategy: str = "BestEffortFIFO"
+    stop_policy: str = "None"
+    namespace_selector: LabelSelector | None = None
+    flavor_fungibility: FlavorFungibility = FlavorFungibility()
+    admission_checks: tuple[AdmissionCheckRule, ...] = attrs.field(default=(), converter=_rules)
+    terminating: bool = False
+
+    @property
+    def active(self) -> bool:
+        """Not stopped and not being deleted (SC-ST-4; missing flavors/checks not considered)."""
+        return self.stop_policy == "None" and not self.terminating

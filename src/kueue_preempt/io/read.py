@@ -3,10 +3,12 @@
 Input is untrusted (a dump of someone else's cluster), so reading is bounded by
 :class:`Limits`: bytes per input, documents per input, objects in total, nesting depth, and
 the number of nodes a document may expand to through YAML aliases (a "billion laughs"
-document is rejected after a walk proportional to its size). YAML goes through
-``yaml.safe_load_all`` only (no arbitrary tags, no code); JSON through :mod:`json` with
-floats kept as exact :class:`~decimal.Decimal` values, ``NaN``/``Infinity`` and duplicate keys
-rejected.
+document is rejected after a walk proportional to its size). YAML is built straight from the
+safe parser's events by :mod:`._yaml` (no arbitrary tags, no code, no node graph), which applies
+those bounds while the events arrive; JSON goes through :mod:`json` with floats kept as exact
+:class:`~decimal.Decimal` values, and the same bounds checked by an iterative walk. The two
+formats share one rule per mistake: duplicate keys, number literals over
+:data:`~._yaml.MAX_NUMBER_DIGITS` characters and ``NaN``/``Infinity`` are rejected.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, BinaryIO, Iterator
 
 import attrs
 
+from ._yaml import MAX_NUMBER_DIGITS
 from .errors import ManifestError, ManifestSyntaxError, ManifestTooLarge, YamlUnavailable
 
 __all__ = ["Limits", "RawObject", "read_bytes", "parse_documents", "detect_format"]
@@ -116,8 +119,12 @@ def parse_documents(
     fmt = format or detect_format(text, source)
     if fmt not in ("json", "yaml"):
         raise ValueError(f"format must be 'json' or 'yaml', not {fmt!r}")
-    budget = _NodeBudget(source, min(limits.max_nodes, len(text) + 1024), limits.max_depth)
-    documents = _json_documents(text, source) if fmt == "json" else _yaml_documents(text, source)
+    max_nodes = min(limits.max_nodes, len(text) + 1024)
+    budget = _NodeBudget(source, max_nodes, limits.max_depth)
+    if fmt == "json":
+        documents = _json_documents(text, source)
+    else:
+        documents = _yaml_documents(text, source, limits, max_nodes)
     objects: list[RawObject] = []
     count = 0
     try:
@@ -127,8 +134,8 @@ def parse_documents(
                 raise ManifestTooLarge(source, f"more than {limits.max_documents} documents")
             if doc is None:
                 continue
-            if type(doc) is dict or type(doc) is list:
-                budget.walk(doc)
+            if fmt == "json" and (type(doc) is dict or type(doc) is list):
+                budget.walk(doc)  # the YAML builder enforces the same bounds as it goes
             _flatten(doc, source, count, objects, limits)
     except RecursionError:
         raise ManifestTooLarge(source, f"nesting deeper than {limits.max_depth} levels") from None
@@ -150,12 +157,28 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise _JsonValueError(f"duplicate key {key!r}")
+            raise _JsonValueError(f"duplicate key {key!r} in one object")
         out[key] = value
     return out
 
 
-_DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=_no_constant, object_pairs_hook=_pairs)
+def _number_text(text: str) -> str:
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise _JsonValueError(f"number with {len(text)} characters is too long (at most {MAX_NUMBER_DIGITS})")
+    return text
+
+
+def _json_int(text: str) -> int:
+    return int(_number_text(text))
+
+
+def _json_float(text: str) -> Decimal:
+    return Decimal(_number_text(text))
+
+
+_DECODER = json.JSONDecoder(
+    parse_float=_json_float, parse_int=_json_int, parse_constant=_no_constant, object_pairs_hook=_pairs
+)
 _WS = " \t\n\r"
 
 
@@ -184,26 +207,33 @@ def _json_documents(text: str, source: str) -> Iterator[Any]:
 # --------------------------------------------------------------------------- YAML
 
 
-def _yaml_documents(text: str, source: str) -> Iterator[Any]:
+def _yaml_documents(text: str, source: str, limits: Limits, budget: int) -> Iterator[Any]:
+    """Documents built from the safe parser's events (see :mod:`._yaml`), guards included."""
     try:
         import yaml
     except ImportError:
         raise YamlUnavailable(source) from None
-    stream = yaml.safe_load_all(text)
+    from ._yaml import YamlEventError, YamlLimitError, load_all
+
+    stream = load_all(text, max_depth=limits.max_depth, max_nodes=budget, pure=_FORCE_PURE_YAML)
     while True:
         try:
             doc = next(stream)
         except StopIteration:
             return
+        except YamlLimitError as exc:
+            raise ManifestTooLarge(source, str(exc)) from None
+        except YamlEventError as exc:
+            raise ManifestSyntaxError(source, str(exc)) from None
         except yaml.MarkedYAMLError as exc:
             raise ManifestSyntaxError(source, _yaml_message(exc)) from None
         except yaml.YAMLError as exc:
             raise ManifestSyntaxError(source, f"YAML error: {_first_line(str(exc))}") from None
-        except RecursionError:
-            raise
-        except (ValueError, TypeError, OverflowError) as exc:  # huge ints, unhashable keys
-            raise ManifestSyntaxError(source, f"YAML error: {_first_line(str(exc))}") from None
         yield doc
+
+
+_FORCE_PURE_YAML = False
+"""Tests set this to exercise the pure-Python parser (the fallback without libyaml)."""
 
 
 def _yaml_message(exc: Any) -> str:

@@ -102,7 +102,7 @@ def cluster_queue_manifest(cq: ClusterQueue, version: str = "v1beta2") -> Manife
 def cohort_manifest(cohort: Cohort, version: str = "v1beta2") -> Manifest:
     spec: Manifest = {}
     if cohort.parent is not None:
-        spec["parent" if version == "v1beta1" else "parentName"] = cohort.parent
+        spec["parentName"] = cohort.parent  # the same spelling in v1beta1 and v1beta2
     if cohort.quotas:
         spec["resourceGroups"] = _resource_groups(dict(cohort.quotas))
     if cohort.fair_weight != 1.0:
@@ -210,6 +210,8 @@ def workload_manifest(lw: LoadedWorkload, version: str = "v1beta2") -> Manifest:
         raise InvalidModel(f"Workload {w.key}", "cluster_queue", "a workload holding quota needs a ClusterQueue")
     if conditions:
         status["conditions"] = conditions
+    if lw.reclaimable_pods:
+        status["reclaimablePods"] = [{"name": name, "count": count} for name, count in lw.reclaimable_pods.items()]
     if w.evictions:
         status["schedulingStats"] = {
             "evictions": [

@@ -37,8 +37,8 @@ def _burst(inst: object, attr: attrs.Attribute[int], value: int) -> None:
 @attrs.frozen
 class ApiLimits:
     """The client's limits: ``qps`` requests per second (``None``: ideal, unlimited API), bursts
-    of ``burst``. Kueue's defaults (Configuration ``clientConnection``) are 20/30 in older
-    releases and 300/500 in ``kueue-manager-config``; its scalability test uses 50/100."""
+    of ``burst``. Kueue's defaults (Configuration ``clientConnection``, API-32) are 300/500;
+    its scalability test uses 50/100."""
 
     qps: float | None = attrs.field(default=None, validator=_positive)
     burst: int = attrs.field(default=1, validator=_burst)

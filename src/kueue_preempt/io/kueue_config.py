@@ -1,0 +1,527 @@
+"""The Kueue Configuration file (``config.kueue.x-k8s.io`` v1beta1 and v1beta2, kind
+``Configuration``) as Kueue reads it (kueue-api-fields.md §3, API-32..API-40).
+
+:func:`load_kueue_config` / :func:`parse_kueue_config` return a frozen
+:class:`KueueConfiguration` with the fields that act on decisions: fair sharing and its
+strategies, admission fair sharing, ``waitForPodsReady`` (with ``requeuingStrategy``), the
+resource rewriting settings, ``featureGates`` and ``clientConnection``.
+:meth:`KueueConfiguration.preemption_config` turns it into the
+:class:`~kueue_preempt.PreemptionConfig` that ``get_targets`` takes. No file at all is
+:meth:`KueueConfiguration.defaults` (the v1beta2 defaults, API-32).
+
+Version rules (API-32): the file is decoded strictly (an unknown field is an error, because
+Kueue refuses to start), the defaults of the file's *own* version are applied, then it is read
+as v1beta2. So an empty v1beta2 file has ``waitForPodsReady`` on (30 min) and an empty v1beta1
+file has it off; v1beta1 turns fair sharing and ``waitForPodsReady`` on with ``enable: true``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any, Mapping
+
+import attrs
+
+from .._frozen import FrozenMap, frozen_map
+from ..config import FairSharingConfig, FeatureGates, PreemptionConfig, RequeuingTimestamp
+from ..errors import ConfigurationError
+from ._fields import Ctx, Field
+from .errors import ManifestError
+from .read import DEFAULT_LIMITS, Limits, parse_documents, read_bytes
+
+__all__ = [
+    "CONFIG_GROUP",
+    "FEATURE_GATES",
+    "AdmissionFairSharingSettings",
+    "ClientConnection",
+    "KueueConfiguration",
+    "RequeuingStrategy",
+    "ResourceSettings",
+    "ResourceTransformation",
+    "WaitForPodsReady",
+    "load_kueue_config",
+    "parse_go_duration",
+    "parse_kueue_config",
+]
+
+CONFIG_GROUP = "config.kueue.x-k8s.io"
+_KIND = "Configuration"
+
+FEATURE_GATES: dict[str, tuple[bool, tuple[str, ...]]] = {
+    # name: (default at the reference commit, gates it needs) - kueue-api-fields.md §3.3
+    "PartialAdmission": (True, ()),
+    "FlavorFungibility": (True, ()),
+    "FlavorFungibilityPreserveScanProgress": (True, ("FlavorFungibility",)),
+    "PrioritySortingWithinCohort": (True, ()),
+    "FairSharingPreemptWithinNominal": (True, ()),
+    "FairSharingPrioritizeNonBorrowing": (True, ()),
+    "AdmissionFairSharing": (True, ()),
+    "PriorityBoost": (False, ()),
+    "ReclaimablePods": (True, ()),
+    "QuotaCheckStrategy": (True, ()),
+    "VectorizedResourceRequests": (True, ()),
+    "UnadmittedWorkloadsObservability": (True, ()),
+    "UnadmittedWorkloadsExplicitStatus": (False, ("UnadmittedWorkloadsObservability",)),
+    "SchedulingEquivalenceHashing": (True, ()),
+    "PrioritizePreemptorWorkloads": (False, ()),
+    "RecomputeAssignmentUponPreemptionTargetsOverlap": (True, ()),
+    "DisableWaitForPodsReady": (False, ()),
+    "TopologyAwareScheduling": (True, ()),
+    "TASFailedNodeReplacement": (True, ("TopologyAwareScheduling",)),
+    "TASFailedNodeReplacementFailFast": (True, ("TopologyAwareScheduling",)),
+    "TASReplaceNodeOnPodTermination": (True, ("TopologyAwareScheduling",)),
+    "TASReplaceNodeOnNodeTaints": (True, ("TopologyAwareScheduling",)),
+    "TASMultiLayerTopology": (True, ("TopologyAwareScheduling",)),
+    "TASHandleOverlappingFlavors": (True, ("TopologyAwareScheduling",)),
+    "TASProfileMixed": (True, ("TopologyAwareScheduling",)),
+    "TASRecomputeAssignmentWithinSchedulingCycle": (True, ("TopologyAwareScheduling",)),
+    "ElasticJobsViaWorkloadSlices": (True, ()),
+    "ConcurrentAdmission": (False, ()),
+    "MultiKueueOrchestratedPreemption": (False, ()),
+    "AdmissionGatedBy": (True, ()),
+    "WorkloadPriorityClassDefaulting": (True, ()),
+    "KueueDRAIntegration": (True, ()),
+    "WorkloadValidateResourcesAreNonNegative": (True, ()),
+    "WorkloadValidationForPodSetMetadata": (True, ()),
+    "RejectUpdatesToCQWithInvalidOnFlavors": (False, ()),
+}
+"""The gates of kueue-api-fields.md §3.3 with their defaults and dependencies (API-38, API-39)."""
+
+_STRATEGY_LISTS = (
+    ("LessThanOrEqualToFinalShare",),
+    ("LessThanInitialShare",),
+    ("LessThanOrEqualToFinalShare", "LessThanInitialShare"),
+)
+# Top-level fields Kueue accepts but no decision here depends on (§3.1 "Ignored").
+_IGNORED = (
+    "namespace",
+    "manageJobsWithoutQueueName",
+    "managedJobsNamespaceSelector",
+    "internalCertManagement",
+    "webhook",
+    "metrics",
+    "health",
+    "leaderElection",
+    "controller",
+    "pprofBindAddress",
+    "tls",
+    "integrations",
+    "multiKueue",
+    "objectRetentionPolicies",
+    "visibilityServer",
+)
+_READ = ("apiVersion", "kind", "fairSharing", "admissionFairSharing", "waitForPodsReady", "resources", "featureGates", "clientConnection")
+_V1BETA1_ONLY = ("queueVisibility",)
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _decimal_map(value: Mapping[str, Decimal]) -> FrozenMap[str, Decimal]:
+    return frozen_map(value)
+
+
+def _bool_map(value: Mapping[str, bool]) -> FrozenMap[str, bool]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class AdmissionFairSharingSettings:
+    """``admissionFairSharing`` (API-34, SC-AFS-*)."""
+
+    usage_half_life_time: timedelta = timedelta(0)
+    usage_sampling_interval: timedelta = timedelta(minutes=5)
+    resource_weights: FrozenMap[str, Decimal] = attrs.field(factory=FrozenMap, converter=_decimal_map)
+
+
+@attrs.frozen
+class RequeuingStrategy:
+    """``waitForPodsReady.requeuingStrategy`` (POL-5(a), SC-BO-2)."""
+
+    timestamp: RequeuingTimestamp = RequeuingTimestamp.EVICTION
+    backoff_limit_count: int | None = None
+    backoff_base_seconds: int = 60
+    backoff_max_seconds: int = 3600
+
+
+@attrs.frozen
+class WaitForPodsReady:
+    """``waitForPodsReady`` after defaulting (API-35). Its presence means "enabled" unless
+    gate ``DisableWaitForPodsReady`` is on (see :attr:`KueueConfiguration.wait_for_pods_ready_enabled`)."""
+
+    timeout: timedelta = timedelta(minutes=30)
+    block_admission: bool = False
+    recovery_timeout: timedelta | None = None
+    requeuing_strategy: RequeuingStrategy = RequeuingStrategy()
+
+
+@attrs.frozen
+class ResourceTransformation:
+    """One ``resources.transformations`` entry (API-36)."""
+
+    input: str
+    strategy: str = "Retain"
+    multiply_by: str | None = None
+    outputs: FrozenMap[str, Decimal] = attrs.field(factory=FrozenMap, converter=_decimal_map)
+
+
+@attrs.frozen
+class ResourceSettings:
+    """``resources`` (API-36, API-37)."""
+
+    exclude_resource_prefixes: tuple[str, ...] = ()
+    transformations: tuple[ResourceTransformation, ...] = ()
+    quota_check_strategy: str | None = None
+
+
+@attrs.frozen
+class ClientConnection:
+    """``clientConnection`` (only the API write rate; no decision depends on it)."""
+
+    qps: Decimal = Decimal(300)
+    burst: int = 500
+
+
+@attrs.frozen
+class KueueConfiguration:
+    """A Kueue Configuration, converted to v1beta2 and defaulted as Kueue does (API-32).
+
+    ``feature_gates`` holds what the file sets; :meth:`gate` gives every gate's final value.
+    ``warnings`` lists gate names this library does not know (Kueue knows more gates than
+    the spec's table; they are kept but act on nothing here).
+    """
+
+    api_version: str = f"{CONFIG_GROUP}/v1beta2"
+    fair_sharing: tuple[str, ...] | None = None
+    """The preemption strategies when fair sharing is on (FG-3, FS-CFG-1), else ``None``."""
+    admission_fair_sharing: AdmissionFairSharingSettings | None = None
+    wait_for_pods_ready: WaitForPodsReady | None = WaitForPodsReady()
+    resources: ResourceSettings = ResourceSettings()
+    feature_gates: FrozenMap[str, bool] = attrs.field(factory=FrozenMap, converter=_bool_map)
+    client_connection: ClientConnection = ClientConnection()
+    source: str = ""
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def defaults(cls) -> KueueConfiguration:
+        """Kueue without a configuration file: the v1beta2 defaults (API-32)."""
+        return cls()
+
+    def gate(self, name: str) -> bool:
+        """The final value of a feature gate: the file's setting, else Kueue's default."""
+        if name in self.feature_gates:
+            return self.feature_gates[name]
+        entry = FEATURE_GATES.get(name)
+        if entry is None:
+            raise ConfigurationError(f"featureGates: unknown gate {name!r}")
+        return entry[0]
+
+    def feature_gate_set(self) -> FeatureGates:
+        """The file's gates over Kueue's defaults as the library's :class:`FeatureGates`
+        (gates the library does not model are left out: they act on nothing here)."""
+        known = FeatureGates.kueue_names()
+        return FeatureGates.from_mapping({n: v for n, v in self.feature_gates.items() if n in known})
+
+    @property
+    def wait_for_pods_ready_enabled(self) -> bool:
+        """API-35: the block is present and gate ``DisableWaitForPodsReady`` is off."""
+        return self.wait_for_pods_ready is not None and not self.gate("DisableWaitForPodsReady")
+
+    @property
+    def requeuing_timestamp(self) -> RequeuingTimestamp:
+        """The queue-order timestamp (POL-5(a)): the configured one while waitForPodsReady is
+        enabled, else ``Eviction``, which Kueue's scheduler and queue use when none is
+        configured (API-35, docs/decisions.md)."""
+        if self.wait_for_pods_ready_enabled and self.wait_for_pods_ready is not None:
+            return self.wait_for_pods_ready.requeuing_strategy.timestamp
+        return RequeuingTimestamp.EVICTION
+
+    def preemption_config(self, **overrides: Any) -> PreemptionConfig:
+        """The :class:`~kueue_preempt.PreemptionConfig` Kueue would run with; ``overrides``
+        (keyword arguments of ``PreemptionConfig``) win over the file, as explicit CLI flags do."""
+        fair = None if self.fair_sharing is None else FairSharingConfig(preemption_strategies=self.fair_sharing)
+        values: dict[str, Any] = {
+            "fair_sharing": fair,
+            # FG-4: the block; PreemptionConfig ANDs it with the gate. The per-CQ admissionMode
+            # is read from the CQ.
+            "admission_fair_sharing": self.admission_fair_sharing is not None,
+            "feature_gates": self.feature_gate_set(),
+            "pods_ready_requeuing_timestamp": self.requeuing_timestamp,
+        }
+        values.update(overrides)
+        return PreemptionConfig(**values)
+
+
+# --------------------------------------------------------------------------- Go durations
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_UNIT_US = {"ns": Decimal("0.001"), "us": Decimal(1), "µs": Decimal(1), "μs": Decimal(1), "ms": Decimal(1000)}
+_UNIT_US.update({"s": Decimal(10**6), "m": Decimal(60 * 10**6), "h": Decimal(3600 * 10**6)})
+
+
+def parse_go_duration(text: str) -> timedelta:
+    """A Go ``time.Duration`` string (``90s``, ``1h30m``, ``1.5h``, ``300ms``, ``0``) to a
+    timedelta (microsecond precision). Raises ``ValueError`` for anything else."""
+    sign = 1
+    rest = text
+    if rest[:1] in "+-" and rest:
+        sign = -1 if rest[0] == "-" else 1
+        rest = rest[1:]
+    if rest == "0":
+        return timedelta(0)
+    if not rest:
+        raise ValueError(f"invalid duration {text!r}")
+    total = Decimal(0)
+    pos = 0
+    while pos < len(rest):
+        m = _DURATION_PART.match(rest, pos)
+        if m is None:
+            raise ValueError(f"invalid duration {text!r} (use e.g. 90s, 5m, 1h30m)")
+        total += Decimal(m.group(1)) * _UNIT_US[m.group(2)]
+        pos = m.end()
+    return timedelta(microseconds=int(sign * total))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def load_kueue_config(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> KueueConfiguration:
+    """Read a Kueue Configuration file (YAML or JSON; ``"-"`` is standard input)."""
+    name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
+    return parse_kueue_config(read_bytes(path, limits), source=name, limits=limits)
+
+
+def parse_kueue_config(
+    data: bytes | str, *, source: str = "<config>", format: str | None = None, limits: Limits = DEFAULT_LIMITS
+) -> KueueConfiguration:
+    """Parse the text of a Kueue Configuration file (one ``Configuration`` object).
+
+    Raises :class:`~kueue_preempt.io.ManifestError` naming the field for anything Kueue's
+    configuration loading would refuse (API-32..API-38).
+    """
+    objects = parse_documents(data, source=source, format=format, limits=limits)
+    if len(objects) != 1:
+        raise ManifestError(source, _KIND, "", "", f"expected exactly one Configuration object, found {len(objects)}")
+    raw = objects[0].data
+    ctx = Ctx(source, _KIND, "")
+    root = Field(raw, "", ctx)
+    kind = root.get("kind").string(required=True)
+    if kind != _KIND:
+        root.get("kind").fail(f"expected {_KIND}, got {kind!r}")
+    api_version = root.get("apiVersion").string(required=True)
+    group, _, version = api_version.rpartition("/")
+    if group != CONFIG_GROUP or version not in ("v1beta1", "v1beta2"):
+        root.get("apiVersion").fail(
+            f"unsupported version {api_version!r} (supported: {CONFIG_GROUP}/v1beta1, {CONFIG_GROUP}/v1beta2)"
+        )
+    allowed = _READ + _IGNORED + (_V1BETA1_ONLY if version == "v1beta1" else ())
+    _strict(root, allowed)
+    if version == "v1beta1":
+        fair = _fair_sharing_v1beta1(root.get("fairSharing"))
+        wait = _wait_for_pods_ready(root.get("waitForPodsReady"), version)
+    else:
+        fair = _fair_sharing_v1beta2(root.get("fairSharing"))
+        wait = _wait_for_pods_ready(root.get("waitForPodsReady"), version)
+    gates, warnings = _feature_gates(root.get("featureGates"))
+    return KueueConfiguration(
+        api_version=api_version,
+        fair_sharing=fair,
+        admission_fair_sharing=_admission_fair_sharing(root.get("admissionFairSharing")),
+        wait_for_pods_ready=wait,
+        resources=_resources(root.get("resources"), version, gates),
+        feature_gates=gates,
+        client_connection=_client_connection(root.get("clientConnection")),
+        source=source,
+        warnings=warnings,
+    )
+
+
+def _strict(field: Field, allowed: tuple[str, ...]) -> None:
+    """API-32: Kueue decodes the file strictly; an unknown field stops it from starting."""
+    for key in field.mapping():
+        if key not in allowed:
+            field.get(key).fail(f"unknown field (Kueue decodes its configuration strictly and would not start, API-32)")
+
+
+def _fair_sharing_v1beta2(f: Field) -> tuple[str, ...] | None:
+    if not f.present:
+        return None
+    _strict(f, ("preemptionStrategies",))
+    strategies = f.get("preemptionStrategies")
+    names = tuple(s.string(required=True) for s in strategies.list())
+    if not names:
+        strategies.fail("required when fairSharing is set: one of " + _strategy_lists() + " (API-33, FS-CFG-1)")
+    return _checked_strategies(strategies, names)
+
+
+def _fair_sharing_v1beta1(f: Field) -> tuple[str, ...] | None:
+    if not f.present:
+        return None
+    _strict(f, ("enable", "preemptionStrategies"))
+    if not f.get("enable").boolean(False):
+        return None  # API-33: v1beta1 without enable: true drops the block
+    strategies = f.get("preemptionStrategies")
+    names = tuple(s.string(required=True) for s in strategies.list())
+    if not names:
+        return _STRATEGY_LISTS[2]  # v1beta1 defaults an empty list to both strategies
+    return _checked_strategies(strategies, names)
+
+
+def _checked_strategies(f: Field, names: tuple[str, ...]) -> tuple[str, ...]:
+    if names not in _STRATEGY_LISTS:
+        f.fail(f"{list(names)} is not one of {_strategy_lists()} (API-33, FS-CFG-1)")
+    return names
+
+
+def _strategy_lists() -> str:
+    return ", ".join("[" + ", ".join(s) + "]" for s in _STRATEGY_LISTS)
+
+
+def _duration(f: Field) -> timedelta | None:
+    if not f.present:
+        return None
+    text = f.string()
+    try:
+        return parse_go_duration(text)
+    except ValueError as exc:
+        f.fail(str(exc))
+
+
+def _admission_fair_sharing(f: Field) -> AdmissionFairSharingSettings | None:
+    if not f.present:
+        return None
+    _strict(f, ("usageHalfLifeTime", "usageSamplingInterval", "resourceWeights"))
+    half_life = _duration(f.get("usageHalfLifeTime")) or timedelta(0)
+    if half_life < timedelta(0):
+        f.get("usageHalfLifeTime").fail("must not be negative (API-34)")
+    interval = _duration(f.get("usageSamplingInterval"))
+    if interval is None or interval == timedelta(0):
+        interval = timedelta(minutes=5)  # defaulted also when 0s
+    if interval < timedelta(0):
+        f.get("usageSamplingInterval").fail("must be positive (API-34)")
+    weights: dict[str, Decimal] = {}
+    for name, w in f.get("resourceWeights").items():
+        value = _number(w)
+        if value < 0:
+            w.fail("must not be negative (API-34)")
+        weights[name] = value
+    return AdmissionFairSharingSettings(half_life, interval, weights)
+
+
+def _number(f: Field) -> Decimal:
+    value = f.value
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        f.fail("expected a number")
+    number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    if not number.is_finite():
+        f.fail("expected a finite number")
+    return number
+
+
+def _wait_for_pods_ready(f: Field, version: str) -> WaitForPodsReady | None:
+    if version == "v1beta1":
+        if not f.present:
+            return None
+        _strict(f, ("enable", "timeout", "blockAdmission", "recoveryTimeout", "requeuingStrategy"))
+        if not f.get("enable").boolean(False):
+            return None  # API-35: the block is dropped, waitForPodsReady off
+        timeout = _duration(f.get("timeout"))
+        if timeout is None:
+            timeout = timedelta(minutes=5)  # v1beta1 default when enabled
+        elif timeout <= timedelta(0):
+            f.get("timeout").fail("must be positive (API-35)")
+        block = f.get("blockAdmission").boolean(True)
+    else:
+        _strict(f, ("timeout", "blockAdmission", "recoveryTimeout", "requeuingStrategy"))
+        timeout = _duration(f.get("timeout"))
+        if timeout is None or timeout == timedelta(0):
+            timeout = timedelta(minutes=30)  # v1beta2 default, also for 0s
+        elif timeout < timedelta(0):
+            f.get("timeout").fail("must not be negative (API-35)")
+        block = f.get("blockAdmission").boolean(False)
+    recovery = _duration(f.get("recoveryTimeout"))
+    if recovery is None:
+        recovery = timeout
+    elif recovery < timedelta(0):
+        f.get("recoveryTimeout").fail("must not be negative (API-35)")
+    return WaitForPodsReady(
+        timeout=timeout,
+        block_admission=block,
+        recovery_timeout=recovery,
+        requeuing_strategy=_requeuing(f.get("requeuingStrategy")),
+    )
+
+
+def _requeuing(f: Field) -> RequeuingStrategy:
+    _strict(f, ("timestamp", "backoffLimitCount", "backoffBaseSeconds", "backoffMaxSeconds"))
+    timestamp = f.get("timestamp").choice(("Eviction", "Creation"), "Eviction")
+    limit = f.get("backoffLimitCount").integer(low=0)
+    base = f.get("backoffBaseSeconds").integer(low=0)
+    maximum = f.get("backoffMaxSeconds").integer(low=0)
+    return RequeuingStrategy(
+        timestamp=RequeuingTimestamp(timestamp),
+        backoff_limit_count=limit,
+        backoff_base_seconds=60 if base is None else base,
+        backoff_max_seconds=3600 if maximum is None else maximum,
+    )
+
+
+def _resources(f: Field, version: str, gates: Mapping[str, bool]) -> ResourceSettings:
+    keys = ("excludeResourcePrefixes", "transformations", "deviceClassMappings")
+    _strict(f, keys + (("quotaCheckStrategy",) if version == "v1beta2" else ()))
+    prefixes = tuple(p.string(required=True) for p in f.get("excludeResourcePrefixes").list())
+    transformations: list[ResourceTransformation] = []
+    inputs: set[str] = set()
+    for t in f.get("transformations").list():
+        _strict(t, ("input", "strategy", "multiplyBy", "outputs"))
+        name = t.get("input").string(required=True)
+        if name in inputs:
+            t.get("input").fail(f"input {name!r} is transformed twice (API-36)")
+        inputs.add(name)
+        outputs = {}
+        for r, q in t.get("outputs").items():
+            amount = q.quantity(required=True)
+            assert amount is not None
+            outputs[r] = Decimal(amount.numerator) / Decimal(amount.denominator)
+        transformations.append(
+            ResourceTransformation(
+                input=name,
+                strategy=t.get("strategy").choice(("Retain", "Replace"), "Retain"),
+                multiply_by=t.get("multiplyBy").optional_string(),
+                outputs=outputs,
+            )
+        )
+    strategy_field = f.get("quotaCheckStrategy")
+    strategy: str | None = None
+    gate_on = gates.get("QuotaCheckStrategy", FEATURE_GATES["QuotaCheckStrategy"][0])
+    if strategy_field.present and gate_on:  # API-37: validated and used only with the gate on
+        strategy = strategy_field.choice(("BlockUndeclared", "IgnoreUndeclared"), "BlockUndeclared")
+        if strategy == "IgnoreUndeclared" and prefixes:
+            strategy_field.fail("IgnoreUndeclared cannot be combined with excludeResourcePrefixes (API-37)")
+    return ResourceSettings(tuple(prefixes), tuple(transformations), strategy)
+
+
+def _feature_gates(f: Field) -> tuple[dict[str, bool], tuple[str, ...]]:
+    gates: dict[str, bool] = {}
+    warnings: list[str] = []
+    for name, g in f.items():
+        gates[name] = g.boolean(False) if g.present else g.fail("expected a boolean (true or false)")
+        if name not in FEATURE_GATES:
+            warnings.append(f"featureGates.{name}: not a gate this library knows; it has no effect here")
+    final = {name: gates.get(name, default) for name, (default, _) in FEATURE_GATES.items()}
+    for name, (_, needs) in FEATURE_GATES.items():
+        for need in needs:
+            if final[name] and not final[need]:
+                where = f.get(need) if need in gates else f.get(name)
+                where.fail(f"{name} is enabled but needs {need}, which is disabled (API-38)")
+    return gates, tuple(warnings)
+
+
+def _client_connection(f: Field) -> ClientConnection:
+    _strict(f, ("qps", "burst"))
+    qps = _number(f.get("qps")) if f.has("qps") else Decimal(300)
+    burst = f.get("burst").integer()
+    return ClientConnection(qps=qps, burst=500 if burst is None else burst)
