@@ -39,3 +39,4 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/bench_scale.py", *session.posargs)
     session.run("python", "benchmarks/bench_podgroup.py", *session.posargs)
     session.run("python", "benchmarks/bench_assignment.py", *session.posargs)
+    session.run("python", "benchmarks/bench_kueue_perf.py")

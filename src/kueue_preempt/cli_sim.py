@@ -16,6 +16,8 @@ import attrs
 from ._cli_gates import add_feature_gates_flag
 from .config import PreemptionConfig
 from .cycle import CycleConfig
+from .cli_kperf import add_scenario_arguments, scenario_command
+from .errors import ConfigurationError
 from .io.cycle_state import load_cluster_state
 from .sim.arrivals import ArrivalsFile, write_arrivals
 from .sim.arrivals_read import load_arrivals
@@ -68,6 +70,10 @@ def _arrivals(args: argparse.Namespace) -> ArrivalsFile:
 
 
 def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
+    if args.scenario:
+        return scenario_command(args)
+    if not args.dump or not args.arrivals:
+        raise ConfigurationError("simulate needs DUMP and --arrivals (or --scenario FILE)")
     state, dump = load_cluster_state(*args.dump)
     file = _arrivals(args)
     resolve_arrivals(file, dump)  # every row checked before anything runs
@@ -162,9 +168,13 @@ def _count_large(value: str) -> int:
 
 
 def _common(
-    p: argparse.ArgumentParser, strategies: Any, config_of: Callable[[argparse.Namespace], PreemptionConfig], config_help: str
+    p: argparse.ArgumentParser,
+    strategies: Any,
+    config_of: Callable[[argparse.Namespace], PreemptionConfig],
+    config_help: str,
+    dump_nargs: str = "+",
 ) -> None:
-    p.add_argument("dump", nargs="+", metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
+    p.add_argument("dump", nargs=dump_nargs, metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
     p.add_argument("--config", metavar="FILE", help=config_help)
     add_feature_gates_flag(p)
     p.set_defaults(config_of=config_of)
@@ -199,14 +209,15 @@ def add_sim_parsers(
         "changes at each instant, completions, preemptions, requeues (SC-T-*, SC-SIM-13). Prints the "
         "summary: waits p50/p90/p99, preemptions, cycles, utilization. Exit 1 if a livelock was reported.",
     )
-    _common(sim, strategies, config_of, config_help)
-    sim.add_argument("--arrivals", required=True, metavar="FILE", help="arrivals (JSONL, or CSV by extension); with --generate, written")
+    _common(sim, strategies, config_of, config_help, dump_nargs="*")
+    sim.add_argument("--arrivals", metavar="FILE", help="arrivals (JSONL, or CSV by extension); with --generate, written")
     sim.add_argument("--generate", metavar="SPEC", help="generate the arrivals from a JSON generator spec into --arrivals")
     sim.add_argument("--seed", type=int, metavar="N", help="override the generator spec's seed")
     sim.add_argument("--timeline", metavar="FILE", help="write the per-workload timeline (JSONL)")
     sim.add_argument("--plots", metavar="DIR", help="write utilization/waits/preemptions charts (needs the [plot] extra)")
     sim.add_argument("--plot-format", choices=PLOT_FORMATS, default="png")
     sim.add_argument("--series", action="store_true", help="-o json: include usage and DRS over time")
+    add_scenario_arguments(sim)
     sim.set_defaults(func=simulate_command)
 
     sweep = sub.add_parser(

@@ -1,0 +1,61 @@
+"""Kueue's measured baseline (issue 21, item 4): the scenario simulator with Kueue's test
+client limits must reproduce Kueue's measured means within the issue's tolerances.
+
+The measured means are Kueue's own (range file of ``test/performance/scheduler`` at ff69552e,
+5 runs, scheduling-equivalence hashing on); they are data from Kueue, not from this code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kueue_preempt.sim.kueue_perf import PerfModel
+from kueue_preempt.sim.perf_run import ScenarioRun, run_scenario
+from kueue_preempt.sim.throughput import ApiLimits
+
+BASELINE = Path(__file__).resolve().parent.parent / "examples" / "kueue-perf" / "baseline-generator.yaml"
+
+KUEUE_MEASURED_MS = {"large": 16_501, "medium": 76_768, "small": 215_468}
+KUEUE_MEASURED_USAGE = 55.9
+KUEUE_MEASURED_WALL_MS = 351_116
+
+
+@pytest.fixture(scope="module")
+def kueue_like() -> ScenarioRun:
+    return run_scenario(BASELINE, PerfModel(api=ApiLimits(qps=50, burst=100)))
+
+
+@pytest.fixture(scope="module")
+def ideal() -> ScenarioRun:
+    return run_scenario(BASELINE, PerfModel())
+
+
+@pytest.mark.parametrize("cls", sorted(KUEUE_MEASURED_MS))
+def test_time_to_admission_within_25_percent_of_kueues_mean(kueue_like: ScenarioRun, cls: str) -> None:
+    got = kueue_like.summary.workload_classes[cls].average_time_to_admission_ms
+    assert got is not None
+    assert abs(got / KUEUE_MEASURED_MS[cls] - 1) <= 0.25
+
+
+def test_cpu_usage_within_5_points_and_run_time(kueue_like: ScenarioRun) -> None:
+    usage = kueue_like.summary.cluster_queue_classes["cq"].usage_percent
+    assert abs(usage - KUEUE_MEASURED_USAGE) <= 5
+    # Not a tolerance of the issue, but the model's main lever: the run lasts as long as
+    # Kueue's writes take at 50 per second.
+    assert abs(kueue_like.summary.duration * 1000 / KUEUE_MEASURED_WALL_MS - 1) <= 0.05
+
+
+def test_ideal_api_is_quota_only_and_faster(kueue_like: ScenarioRun, ideal: ScenarioRun) -> None:
+    """With an ideal API the waits are quota's share: never longer than with Kueue's client,
+    and the run is shorter (the throughput share of item 4)."""
+    for cls in KUEUE_MEASURED_MS:
+        w_ideal = ideal.summary.workload_classes[cls].average_time_to_admission_ms
+        w_api = kueue_like.summary.workload_classes[cls].average_time_to_admission_ms
+        assert w_ideal is not None and w_api is not None
+        assert w_ideal <= w_api
+    assert ideal.summary.duration < kueue_like.summary.duration
+    assert ideal.result.api.requests == 0
+    # 15,000 admissions at 50 per second, burst 100: at least 298 s.
+    assert kueue_like.summary.duration >= (15_000 - 100) / 50
