@@ -141,12 +141,25 @@ def kueue_assignment(
     now: datetime,
     trace: DecisionTrace,
 ) -> ExplainAssignment:
-    """FAS-13/FAS-14 as Kueue nominates a head (SC-NOM-2), from the first flavor (FAS-12)."""
+    """FAS-13/FAS-14 as Kueue nominates a head (SC-NOM-2), from the first flavor (FAS-12).
+
+    A flavor the ClusterQueue lists but the dump lacks is taken as a ResourceFlavor without
+    node labels, taints or tolerations (docs/decisions.md), and the note says so.
+    """
+    given = {f.name: f for f in flavors}
+    node_cq = snapshot.cluster_queue(cluster_queue).cluster_queue
+    listed = dict.fromkeys(fr.flavor for fr in node_cq.quotas) if node_cq is not None else {}
+    absent = [name for name in listed if name not in given]
+    for name in absent:
+        given[name] = ResourceFlavor(name)
+    missing = (
+        "ResourceFlavor " + ", ".join(absent) + " not in the dump: taken without node labels or taints" if absent else ""
+    )
     decision = assign_with_targets(
         workload,
         cluster_queue,
         snapshot,
-        flavors,
+        given,
         config=config,
         gates=cycle_gates(CycleConfig(config)),
         quota_check=QuotaCheckStrategy.BLOCK_UNDECLARED,
@@ -154,6 +167,7 @@ def kueue_assignment(
         trace=trace,
     )
     a = decision.assignment
+    note = KUEUE_NOTE + (f"; {missing}" if missing else "")
     requests, preempt = _requests(a.to_assignment()) if a.mode is not FlavorAssignmentMode.NO_FIT else ({}, ())
     if a.mode is FlavorAssignmentMode.FIT:
         outcome = "fits"
@@ -164,7 +178,7 @@ def kueue_assignment(
     message = a.message
     return ExplainAssignment(
         source="kueue",
-        note=KUEUE_NOTE,
+        note=note,
         pod_sets=_kueue_pod_sets(a),
         mode=a.mode,
         no_fit=(message,) if a.mode is FlavorAssignmentMode.NO_FIT and message else (),
