@@ -21,14 +21,39 @@ The expected outcomes are derived by hand from the example (see its header comme
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cli_helpers import run_cli
-from kueue_preempt.flavors import FlavorFungibility, FungibilityPolicy, PodSetSpec, ResourceFlavor, Taint, Toleration
+from kueue_preempt import (
+    ClusterQueue,
+    ClusterQueuePreemption,
+    PodSetUsage,
+    PreemptionConfig,
+    ResourceQuota,
+    Snapshot,
+    Workload,
+)
+from kueue_preempt._cli_explain import kueue_assignment
+from kueue_preempt.cycle import CycleConfig
+from kueue_preempt.cycle.nominate import nominate
+from kueue_preempt.flavors import (
+    FlavorFungibility,
+    FlavorQuotas,
+    FungibilityPolicy,
+    PodSetSpec,
+    ResourceFlavor,
+    ResourceGroup,
+    Taint,
+    Toleration,
+)
 from kueue_preempt.io import load_dump
+from kueue_preempt.trace import DecisionTrace
 
 ROOT = Path(__file__).resolve().parent.parent
 SPOT = ROOT / "examples" / "spot-on-demand.yaml"
@@ -136,3 +161,69 @@ def test_the_dump_yields_the_flavors_model() -> None:
     (spec,) = train.spec_pod_sets
     assert isinstance(spec, PodSetSpec) and spec.count == 3
     assert spec.tolerations == (Toleration("cloud.example.com/spot", "Exists", "", "NoSchedule"),)
+
+
+# --------------------------------------------------------------------------- explain == the cycle's nomination
+
+_T0 = datetime(2026, 3, 4, 8, tzinfo=timezone.utc)
+_POLICIES = [FungibilityPolicy.MAY_STOP_SEARCH, FungibilityPolicy.TRY_NEXT_FLAVOR]
+
+
+def _queue(name: str, nominal: list[int], ff: FlavorFungibility | None = None) -> ClusterQueue:
+    group = ResourceGroup(["cpu"], [FlavorQuotas(f, {"cpu": ResourceQuota(n)}) for f, n in zip(("spot", "on-demand"), nominal)])
+    return ClusterQueue(
+        name,
+        cohort="batch",
+        resource_groups=[group],
+        preemption=ClusterQueuePreemption(within_cluster_queue="LowerPriority", reclaim_within_cohort="Any"),
+        flavor_fungibility=ff or FlavorFungibility(),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    nominal=st.lists(st.integers(0, 8), min_size=4, max_size=4),
+    running=st.lists(
+        st.tuples(st.sampled_from(["a", "b"]), st.sampled_from(["spot", "on-demand"]), st.integers(1, 6), st.integers(0, 200)),
+        max_size=5,
+    ),
+    request=st.integers(1, 10),
+    borrow=st.sampled_from(_POLICIES),
+    preempt=st.sampled_from(_POLICIES),
+    tolerates=st.booleans(),
+)
+def test_explain_assigns_as_the_cycle_nominates_a_head(
+    nominal: list[int],
+    running: list[tuple[str, str, int, int]],
+    request: int,
+    borrow: FungibilityPolicy,
+    preempt: FungibilityPolicy,
+    tolerates: bool,
+) -> None:
+    """ex-a / SC-NOM-2: explain's flavors, mode and targets are the cycle's nomination of the same
+    workload as its queue's head with no scan progress (FAS-12), whatever the fungibility."""
+    queues = [_queue("a", nominal[:2], FlavorFungibility(borrow, preempt)), _queue("b", nominal[2:])]
+    admitted = [
+        Workload(
+            name=f"r{i}", namespace="ns", priority=prio, cluster_queue=cq, quota_reserved_at=_T0,
+            pod_sets=[PodSetUsage("main", 1, {"cpu": flavor}, {"cpu": cpu * 1000})],
+        )
+        for i, (cq, flavor, cpu, prio) in enumerate(running)
+    ]  # fmt: skip
+    flavors = [
+        ResourceFlavor("spot", node_taints=[Taint("spot", "true", "NoSchedule")]),
+        ResourceFlavor("on-demand"),
+    ]
+    tolerations = [Toleration("spot", "Exists", "", "NoSchedule")] if tolerates else []
+    incoming = Workload(
+        name="p", namespace="ns", priority=100, creation_time=_T0,
+        spec_pod_sets=[PodSetSpec("main", 1, {"cpu": request * 1000}, tolerations=tolerations)],
+    )  # fmt: skip
+    snapshot = Snapshot(queues, workloads=admitted)
+    now = datetime(2026, 3, 4, 10, tzinfo=timezone.utc)
+    got = kueue_assignment(incoming, "a", snapshot, flavors, PreemptionConfig(), now, DecisionTrace())
+    want = nominate(incoming, "a", snapshot, {f.name: f for f in flavors}, CycleConfig(PreemptionConfig()), now)
+    assert got.mode.value == want.mode.value
+    chosen = {(ps["name"], r): f["name"] for ps in got.pod_sets for r, f in ps["flavors"].items()}
+    assert chosen == dict(want.pins)
+    assert [t.workload.key for t in got.targets] == [t.workload.key for t in want.targets]
