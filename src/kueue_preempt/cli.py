@@ -61,7 +61,7 @@ from .io.dump import dump_from_objects, resolve_priorities
 from .cli_cycle import add_cycle_parser, cohort_note
 from .cycle import CycleConfig
 from .io.cycle_state import load_cluster_state
-from .model import FlavorAssignmentMode, Target
+from .model import Target
 from .podgroup import PodGroupPreemptionResult, PodGroupPreemptor, select_podgroup_victims
 from .preemption import get_targets
 from .priority import preemption_cost, priority_info
