@@ -194,7 +194,8 @@ def _small_dump(nominal: str, running_cpu: str, within: str = "LowerPriority") -
     ("nominal", "running", "within", "outcome", "result_line"),
     [
         ("4", "1", "LowerPriority", "fits", "Result: No preemption needed"),
-        ("1", "1", "LowerPriority", "no-fit", "Result: The workload cannot fit even with preemption (NoFit): pod set main: no flavor fits"),
+        # Kueue's message verbatim (FAS-21, FAS-6a): the request (2) exceeds flavor f's capacity (1).
+        ("1", "1", "LowerPriority", "no-fit", "Result: The workload cannot fit even with preemption (NoFit): couldn't assign flavors to pod set main: insufficient quota for cpu in flavor f, previously considered podsets requests (0) + current podset request (2) > maximum capacity (1)"),
         ("4", "3", "Never", "no-targets", "Result: No targets: preemption cannot make room"),
         ("4", "3", "LowerPriority", "targets", "Result: 1 target(s)"),
     ],
@@ -251,7 +252,8 @@ def test_explain_with_an_assignment_file(tmp_path: Path) -> None:
     doc = json.loads(result.stdout)
     # one pod instead of the spec's two: FA-3 rescales the totals
     assert doc["requests"] == {"a100/nvidia.com/gpu": "2", "default-flavor/cpu": "8", "default-flavor/memory": "32Gi"}
-    assert doc["assignmentSource"] == f"from {path}"
+    assert doc["assignmentSource"] == "file"
+    assert doc["assignmentNote"] == f"from {path}"
     assert [t["workload"] for t in doc["targets"]] == ["research/job-sweep-lr-02-78b2b"]
 
 

@@ -23,8 +23,11 @@ from kueue_preempt import (
     PreemptionConfig,
     PreemptionPolicy,
     ResourceQuota,
+    Workload,
+    assign_flavors,
     get_targets,
 )
+from kueue_preempt.flavors import PodSetSpec, ResourceFlavor, quota_key_components
 from kueue_preempt.io import (
     ClusterDump,
     Limits,
@@ -36,9 +39,7 @@ from kueue_preempt.io import (
     PodSetRequests,
     WorkloadNotFound,
     YamlUnavailable,
-    assign_flavors,
     dump_text,
-    groups_of_quotas,
     load_dump,
     parse_assignment,
     parse_documents,
@@ -446,45 +447,55 @@ def _two_flavor_queue(nominal_a: str, nominal_b: str) -> Obj:
     )
 
 
+# The dumps below have no ResourceFlavor objects: the assigner is handed plain flavors.
+_FLAVORS = [ResourceFlavor("spot"), ResourceFlavor("on-demand")]
+
+
 def _assignment(dump: ClusterDump, key: str) -> list[tuple[str, str]]:
-    lw = dump.workload(key)
-    fa = assign_flavors(lw.pod_sets, "team-a", dump.snapshot())
-    return [(c.flavor, c.mode.value) for ps in fa.pod_sets for c in ps.flavors.values()] + [(m, "") for m in fa.no_fit]
+    """Kueue's flavor assignment (the one assigner) of a loaded pending workload."""
+    fa = assign_flavors(dump.workload(key).workload, "team-a", dump.snapshot(), _FLAVORS)
+    return [(c.flavor, c.mode.value) for ps in fa.pod_sets for c in ps.flavors.values()]
 
 
 def test_fa1_first_flavor_that_fits() -> None:
+    """FAS-10: spot (1 free, equal priorities: no candidates) -> try next; on-demand fits."""
     used = workload("used", cq="team-a", cpu="3")
     used["status"]["admission"]["podSetAssignments"][0]["flavors"] = {"cpu": "spot"}
     dump = parse_dump(yaml_text(_two_flavor_queue("4", "4"), used, workload("p", cpu="2")))
     assert _assignment(dump, "ns/p") == [("on-demand", "Fit")]  # spot has 1 free, on-demand 4
 
 
-def test_fa1_first_flavor_that_preemption_can_free() -> None:
+def test_fa1_no_candidates_anywhere_keeps_the_first_flavor() -> None:
+    """FAS-9: both flavors noCandidates (equal priorities, LowerPriority) -> the first is kept,
+    in Preempt mode (FAS-6 api_mode); a request above every capacity is NoFit (FAS-6a)."""
     a = workload("a", cq="team-a", cpu="4")
     a["status"]["admission"]["podSetAssignments"][0]["flavors"] = {"cpu": "spot"}
     b = workload("b", cq="team-a", cpu="4")
     b["status"]["admission"]["podSetAssignments"][0]["flavors"] = {"cpu": "on-demand"}
     dump = parse_dump(yaml_text(_two_flavor_queue("4", "4"), a, b, workload("p", cpu="2"), workload("big", cpu="5")))
     assert _assignment(dump, "ns/p") == [("spot", "Preempt")]
-    ((reason, _),) = _assignment(dump, "ns/big")
-    assert reason.startswith("pod set main: no flavor fits (spot/cpu: request 5 exceeds what the ClusterQueue can get (4 at most)")
+    big = assign_flavors(dump.workload("ns/big").workload, "team-a", dump.snapshot(), _FLAVORS)
+    assert big.mode is FlavorAssignmentMode.NO_FIT
+    assert "insufficient quota for cpu in flavor spot, previously considered podsets requests (0) + current podset request (5) > maximum capacity (4)" in big.message
 
 
 def test_fa1_requests_accumulate_over_pod_sets_and_uncovered_resources_do_not_fit() -> None:
+    """FAS-2: pod set b sees a's 3 CPUs on spot (3 + 3 > 4) and moves on; FAS-3: no group covers GPUs."""
     dump = parse_dump(yaml_text(_two_flavor_queue("4", "4")))
     snapshot = dump.snapshot()
-    pod_sets = [PodSetRequests("a", 1, {"cpu": 3000}), PodSetRequests("b", 1, {"cpu": 3000})]
-    fa = assign_flavors(pod_sets, "team-a", snapshot)
+    w = Workload(name="w", spec_pod_sets=[PodSetSpec("a", 1, {"cpu": 3000}), PodSetSpec("b", 1, {"cpu": 3000})])
+    fa = assign_flavors(w, "team-a", snapshot, _FLAVORS)
     assert [ps.flavors["cpu"].flavor for ps in fa.pod_sets] == ["spot", "on-demand"]
     assert fa.mode is FlavorAssignmentMode.FIT
-    gpu = assign_flavors([PodSetRequests("g", 1, {"nvidia.com/gpu": 1})], "team-a", snapshot)
+    g = Workload(name="g", spec_pod_sets=[PodSetSpec("g", 1, {"nvidia.com/gpu": 1})])
+    gpu = assign_flavors(g, "team-a", snapshot, _FLAVORS)
     assert gpu.mode is FlavorAssignmentMode.NO_FIT
-    assert gpu.no_fit == ("pod set g: resource 'nvidia.com/gpu' is not covered by ClusterQueue team-a",)
+    assert gpu.message == "couldn't assign flavors to pod set g: resource nvidia.com/gpu unavailable in ClusterQueue"
 
 
 def test_resource_groups_are_recovered_from_quotas() -> None:
     keys = [FlavorResource(f, r) for f, r in [("d", "cpu"), ("d", "mem"), ("e", "cpu"), ("e", "mem"), ("g", "gpu")]]
-    assert groups_of_quotas(keys) == [(("cpu", "mem"), ("d", "e")), (("gpu",), ("g",))]
+    assert quota_key_components(keys) == [(("cpu", "mem"), ("d", "e")), (("gpu",), ("g",))]
 
 
 def test_fa3_total_requests_rescale_to_the_assigned_count() -> None:
@@ -527,7 +538,7 @@ def test_classic_example_decision() -> None:
     (lw,) = dump.pending()
     cq = dump.cluster_queue_for(lw)
     snapshot = dump.snapshot()
-    assignment = to_assignment(lw.pod_sets, assign_flavors(lw.pod_sets, cq, snapshot))
+    assignment = assign_flavors(lw.workload, cq, snapshot, dump.flavors()).to_assignment()
     targets = get_targets(lw.workload, cq, assignment, snapshot, PreemptionConfig(), datetime(2026, 3, 2, 10, tzinfo=timezone.utc))
     assert [(t.workload.name.rsplit("-", 1)[0], t.reason.value) for t in targets] == [
         ("job-sweep-lr-02", "InCohortReclamation"),

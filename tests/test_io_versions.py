@@ -14,7 +14,8 @@ import pytest
 
 from kueue_preempt import FlavorResource
 from kueue_preempt.io import ManifestError, dump_text, parse_dump
-from kueue_preempt.io.objects import AdmissionCheckRule, FlavorFungibility, Taint, Toleration
+from kueue_preempt.flavors import FlavorFungibility, Taint, Toleration
+from kueue_preempt.io.objects import AdmissionCheckRule
 from kueue_preempt.podgroup import LabelSelector
 
 Obj = dict[str, Any]
@@ -186,7 +187,8 @@ def test_resource_flavor_spec_is_read() -> None:
     (spec,) = dump.resource_flavor_specs
     assert dict(spec.node_labels) == {"cloud.example.com/pool": "spot"}
     assert spec.node_taints == (Taint("spot", "true", "NoSchedule"),)
-    assert spec.tolerations == (Toleration("gpu", "Exists", "", "NoExecute", 30), Toleration("", "Exists"))
+    # tolerationSeconds is validated (API-18) but not kept: flavor matching never reads it (FAS-5b).
+    assert spec.tolerations == (Toleration("gpu", "Exists", "", "NoExecute"), Toleration("", "Exists"))
     assert spec.topology_name == "default"
 
 

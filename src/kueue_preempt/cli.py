@@ -50,15 +50,13 @@ from .io import (
     ClusterDump,
     LoadedWorkload,
     ManifestError,
-    WorkloadAssignment,
     YamlUnavailable,
-    assign_flavors,
     load_assignment,
     load_dump,
     parse_documents,
     read_bytes,
-    to_assignment,
 )
+from ._cli_explain import ExplainAssignment, file_assignment, kueue_assignment
 from .io._format import quantity_text, time_text
 from .io.kueue_config import KueueConfiguration, load_kueue_config
 from .io.dump import dump_from_objects, resolve_priorities
@@ -67,7 +65,7 @@ from .cli_sim import add_sim_parsers
 from .cli_cycle import add_cycle_parser, cohort_note
 from .cycle import CycleConfig
 from .io.cycle_state import load_cluster_state
-from .model import FlavorAssignmentMode, Target
+from .model import Target
 from .podgroup import PodGroupPreemptionResult, PodGroupPreemptor, select_podgroup_victims
 from .preemption import get_targets
 from .priority import preemption_cost, priority_info
@@ -188,31 +186,16 @@ def _explain(args: argparse.Namespace) -> tuple[int, str]:
     snapshot = dump.snapshot(reclaimable_pods=reclaim)
     if not snapshot.has_cluster_queue(cq):
         raise UnknownClusterQueue("--cluster-queue", "cluster_queue", cq)
-    pod_sets = lw.requested_pod_sets(reclaim)  # FAS-1a
-    if args.assignment:
-        fa = load_assignment(args.assignment, pod_sets)
-        fa_source = f"from {args.assignment}"
-    else:
-        fa = assign_flavors(pod_sets, cq, snapshot, config)
-        fa_source = "simplified FA-1 (first flavor that fits, else first that preemption can free)"
     trace = DecisionTrace()
-    targets: list[Target] = []
-    requests: dict[str, str] = {}
-    preempt: list[str] = []
-    if fa.mode is FlavorAssignmentMode.NO_FIT:
-        outcome = "no-fit"
+    if args.assignment:
+        pod_sets = lw.requested_pod_sets(reclaim)  # FAS-1a
+        fa = file_assignment(
+            args.assignment, load_assignment(args.assignment, pod_sets), pod_sets,
+            lw.workload, cq, snapshot, config, now, trace,
+        )  # fmt: skip
     else:
-        assignment = to_assignment(pod_sets, fa)
-        requests = {str(fr): quantity_text(v, fr.resource) for fr, v in sorted(assignment.requests.items())}
-        preempt = sorted(str(fr) for fr in assignment.preempt)
-        if not assignment.preempt:
-            outcome = "fits"
-        else:
-            targets = get_targets(lw.workload, cq, assignment, snapshot, config, now, trace)
-            outcome = "targets" if targets else "no-targets"
-    report = _ExplainReport(
-        lw, cq, via, snapshot, config, now, fa, fa_source, requests, preempt, outcome, targets, trace
-    )
+        fa = kueue_assignment(lw.workload, cq, snapshot, dump.flavors(), config, now, trace)
+    report = _ExplainReport(lw, cq, via, snapshot, config, now, fa, trace)
     text = report.json() if args.output == "json" else report.table(show_trace=not args.no_trace)
     if args.workload and not args.cluster_queue:
         # SC-ORD-1/SC-FS-1: the same cycle another head of the cohort may take the capacity first.
@@ -223,7 +206,7 @@ def _explain(args: argparse.Namespace) -> tuple[int, str]:
             text = json.dumps(doc, indent=2) + "\n"
         elif note is not None:
             text += note + "\n"
-    return (EXIT_OK if targets else EXIT_NO_TARGETS), text
+    return (EXIT_OK if fa.targets else EXIT_NO_TARGETS), text
 
 
 class _ExplainReport:
@@ -237,12 +220,7 @@ class _ExplainReport:
         snapshot: Snapshot,
         config: PreemptionConfig,
         now: datetime,
-        fa: WorkloadAssignment,
-        fa_source: str,
-        requests: dict[str, str],
-        preempt: list[str],
-        outcome: str,
-        targets: list[Target],
+        fa: ExplainAssignment,
         trace: DecisionTrace,
     ) -> None:
         self.lw = lw
@@ -252,11 +230,10 @@ class _ExplainReport:
         self.config = config
         self.now = now
         self.fa = fa
-        self.fa_source = fa_source
-        self.requests = requests
-        self.preempt = preempt
-        self.outcome = outcome
-        self.targets = targets
+        self.requests = fa.requests
+        self.preempt = fa.preempt
+        self.outcome = fa.outcome
+        self.targets = fa.targets
         self.trace = trace
         self.boost = config.priority_boost
 
@@ -282,11 +259,8 @@ class _ExplainReport:
             f"ClusterQueue:  {self.cq} (path {self.path}{', via ' + self.via if self.via else ''})",
             f"Priority:      {info.effective} (base {info.base} + boost {info.boost})",
             f"Algorithm:     {self._algorithm()}, now {time_text(self.now)}",
-            f"Assignment:    {self.fa_source}",
         ]
-        for ps in self.fa.pod_sets:
-            flavors = ", ".join(f"{r} -> {c.flavor} ({c.mode.value})" for r, c in ps.flavors.items()) or "(no requests)"
-            out.append(f"  pod set {ps.name} x {ps.count}: {flavors}")
+        out += self.fa.table_lines()
         if self.requests:
             out.append("Requests:      " + ", ".join(f"{k}={v}" for k, v in self.requests.items()) + " (FA-3)")
             out.append("Preempt for:   " + (", ".join(self.preempt) or "nothing"))
@@ -329,11 +303,7 @@ class _ExplainReport:
             if self.config.fair_sharing is None
             else [s.value for s in self.config.fair_sharing.preemption_strategies],
             "now": time_text(self.now),
-            "assignment": self.fa.as_dict(),
-            "assignmentSource": self.fa_source,
-            "noFit": list(self.fa.no_fit),
-            "requests": self.requests,
-            "preemptFlavorResources": self.preempt,
+            **self.fa.json(),
             "outcome": self.outcome,
             "targets": [self._target_json(t) for t in self.targets],
             "trace": self.trace.as_dicts(),
@@ -729,7 +699,9 @@ def _parser() -> argparse.ArgumentParser:
     which.add_argument("--workload", type=_workload_key, metavar="NS/NAME", help="a pending Workload of the dump")
     which.add_argument("--incoming", metavar="FILE", help="a Workload manifest that is not in the dump")
     explain.add_argument("--cluster-queue", metavar="NAME", help="the ClusterQueue (default: from the LocalQueue)")
-    explain.add_argument("--assignment", metavar="FILE", help="explicit flavor assignment (default: simplified FA-1)")
+    explain.add_argument(
+        "--assignment", metavar="FILE", help="explicit flavor assignment (default: Kueue's flavor assignment from the first flavor)"
+    )
     explain.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
     explain.add_argument("--fair-sharing", action="store_true", help="use fair-sharing preemption (overrides --config)")
     explain.add_argument(

@@ -7,9 +7,11 @@ An edge of the library: nothing below it imports it.
   kinds counted); :meth:`ClusterDump.snapshot` builds the quota tree with the workloads that
   hold quota; :meth:`ClusterDump.pending_workload` finds ``NS/NAME``; for the PodGroup path,
   :meth:`ClusterDump.cluster` and :meth:`ClusterDump.pod_group_preemptor`.
-* :func:`assign_flavors` (a simplified FA-1), :func:`parse_assignment` /
-  :func:`load_assignment` (an explicit one), :func:`to_assignment` (FA-3 and FA-2) give the
-  :class:`~kueue_preempt.Assignment` that ``get_targets`` takes.
+* :func:`parse_assignment` / :func:`load_assignment` (an explicit assignment, ``explain
+  --assignment``), :func:`to_assignment` (FA-3 and FA-2) give the
+  :class:`~kueue_preempt.Assignment` that ``get_targets`` takes; Kueue's own flavor assignment
+  is :func:`kueue_preempt.assign_flavors`, which the workloads and ClusterQueues of a dump feed
+  directly (:meth:`ClusterDump.flavors` gives its ResourceFlavors).
 * :func:`dump_text` / :func:`to_manifests` write a dump back as manifests.
 * :func:`load_kueue_config` / :func:`parse_kueue_config` read Kueue's Configuration file into
   a :class:`KueueConfiguration`, whose ``preemption_config()`` is what ``get_targets`` takes.
@@ -26,11 +28,8 @@ from .assign import (
     FlavorChoice,
     PodSetAssignment,
     WorkloadAssignment,
-    assign_flavors,
-    groups_of_quotas,
     load_assignment,
     parse_assignment,
-    resource_groups,
     to_assignment,
     total_requests_for,
 )
@@ -90,10 +89,8 @@ __all__ = [
     "WorkloadNotFound",
     "YamlUnavailable",
     "as_list",
-    "assign_flavors",
     "dump_from_objects",
     "dump_text",
-    "groups_of_quotas",
     "load_assignment",
     "load_dump",
     "parse_assignment",
@@ -101,7 +98,6 @@ __all__ = [
     "parse_dump",
     "pod_requests",
     "read_bytes",
-    "resource_groups",
     "to_assignment",
     "to_manifests",
     "total_requests_for",

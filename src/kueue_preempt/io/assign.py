@@ -1,27 +1,9 @@
-"""The preemptor's flavor assignment: a simplified FA-1, an explicit file, and FA-3.
+"""An explicit flavor assignment (``explain --assignment FILE``) and FA-3.
 
-Kueue's flavor assigner is not part of the library (FA-1 is an input contract), but
-explaining a pending workload from a dump needs one. :func:`assign_flavors` is a documented
-simplification of it:
-
-* pod sets in order; for each, the ClusterQueue's resource groups that cover a requested
-  resource (a group = the flavors sharing the same covered resources, in declaration order);
-* in a group, the first flavor where every requested resource of the group fits in
-  *Available* (Q-9) is taken, each resource in ``Fit`` mode;
-* otherwise the first flavor where every requested resource fits in *potential available*
-  (Q-10) and may be preempted for (FA-1: nominal quota >= request, or the request fits in a
-  proper subtree, Q-16, or the ClusterQueue may preempt while borrowing); each resource is
-  ``Fit`` if it fits in Available, else ``Preempt``;
-* otherwise the pod set is ``NoFit``.
-
-Requests accumulate over pod sets on the same flavor/resource. Not modelled: flavor
-fungibility settings (``whenCanBorrow``/``whenCanPreempt``), borrowing-level preferences,
-node labels/taints of flavors, TAS, partial admission, and undeclared resources (a resource
-the ClusterQueue does not cover makes the pod set ``NoFit``). Pass an explicit assignment
-(:func:`parse_assignment`) to reproduce Kueue's choice when these matter.
-
-:func:`total_requests_for` is FA-3 (``TotalRequestsFor``) and :func:`to_assignment` turns
-the result into the :class:`~kueue_preempt.Assignment` that ``get_targets`` takes.
+``explain`` runs Kueue's flavor assignment (:mod:`kueue_preempt.assignment`) unless the user
+passes an assignment file: :func:`parse_assignment` / :func:`load_assignment` read it,
+:func:`total_requests_for` is FA-3 (``TotalRequestsFor``) and :func:`to_assignment` turns it
+into the :class:`~kueue_preempt.Assignment` that ``get_targets`` takes.
 """
 
 from __future__ import annotations
@@ -32,11 +14,8 @@ from typing import Iterable, Mapping, Sequence
 import attrs
 
 from .._frozen import FrozenMap, frozen_map
-from ..config import PreemptionConfig
-from ..flavors import quota_key_components
-from ..model import Assignment, FlavorAssignmentMode, FlavorResource, PreemptionPolicy
-from ..quantity import UNLIMITED, amount_add, format_amount
-from ..quota import Snapshot
+from ..model import Assignment, FlavorAssignmentMode, FlavorResource
+from ..quantity import UNLIMITED, amount_add
 from ._fields import Ctx, Field
 from .errors import ManifestError
 from .objects import PodSetRequests
@@ -46,9 +25,6 @@ __all__ = [
     "FlavorChoice",
     "PodSetAssignment",
     "WorkloadAssignment",
-    "resource_groups",
-    "groups_of_quotas",
-    "assign_flavors",
     "total_requests_for",
     "to_assignment",
     "parse_assignment",
@@ -126,91 +102,8 @@ class WorkloadAssignment:
         }
 
 
-def resource_groups(snapshot: Snapshot, cluster_queue: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """The ClusterQueue's resource groups as ``(resources, flavors)``, in declaration order."""
-    cq = snapshot.cluster_queue(cluster_queue).cluster_queue
-    assert cq is not None
-    return groups_of_quotas(cq.quotas)
-
-
-def groups_of_quotas(quotas: Iterable[FlavorResource]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """Resource groups ``(resources, flavors)`` recovered from quota keys, in first-seen order
-    (:func:`kueue_preempt.flavors.quota_key_components`)."""
-    return quota_key_components(quotas)
-
-
 def _saturating_mul(a: int, b: int) -> int:
     return min(a * b, UNLIMITED)
-
-
-def assign_flavors(
-    pod_sets: Sequence[PodSetRequests],
-    cluster_queue: str,
-    snapshot: Snapshot,
-    config: PreemptionConfig = PreemptionConfig(),
-) -> WorkloadAssignment:
-    """The simplified FA-1 described in the module docstring. O(pod sets x flavors x depth)."""
-    node = snapshot.cluster_queue(cluster_queue)
-    cq = node.cluster_queue
-    assert cq is not None
-    groups = resource_groups(snapshot, cluster_queue)
-    group_of = {r: gi for gi, (resources, _) in enumerate(groups) for r in resources}
-    bwc = cq.preemption.borrow_within_cohort
-    may_preempt_borrowing = (bwc is not None and bwc.policy is not PreemptionPolicy.NEVER) or (
-        config.fair_sharing is not None and cq.preemption.reclaim_within_cohort is not PreemptionPolicy.NEVER
-    )
-    cumulative: dict[FlavorResource, int] = {}
-    out: list[PodSetAssignment] = []
-    no_fit: list[str] = []
-    for ps in pod_sets:
-        totals = {r: _saturating_mul(v, ps.count) for r, v in ps.requests.items() if v > 0 and ps.count > 0}
-        by_group: dict[int, list[str]] = {}
-        for r in totals:
-            gi = group_of.get(r)
-            if gi is None:
-                no_fit.append(f"pod set {ps.name}: resource {r!r} is not covered by ClusterQueue {cq.name}")
-                continue
-            by_group.setdefault(gi, []).append(r)
-        flavors: dict[str, FlavorChoice] = {}
-        for gi, resources in sorted(by_group.items()):
-            chosen: dict[str, FlavorChoice] | None = None
-            fallback: dict[str, FlavorChoice] | None = None
-            reasons: list[str] = []
-            for flavor in groups[gi][1]:
-                modes: dict[str, FlavorChoice] = {}
-                for r in resources:
-                    fr = FlavorResource(flavor, r)
-                    need = amount_add(cumulative.get(fr, 0), totals[r])
-                    if need <= snapshot.available(node, fr):
-                        modes[r] = FlavorChoice(flavor, FlavorAssignmentMode.FIT)
-                    elif need <= snapshot.potential_available(node, fr) and (
-                        (fr in cq.quotas and cq.quotas[fr].nominal >= need)
-                        or snapshot.lowest_fitting_height(node, fr, need)[1]
-                        or may_preempt_borrowing
-                    ):
-                        modes[r] = FlavorChoice(flavor, FlavorAssignmentMode.PREEMPT)
-                    else:
-                        reasons.append(
-                            f"{fr}: request {format_amount(need, r)} exceeds what the ClusterQueue can get "
-                            f"({format_amount(snapshot.potential_available(node, fr), r)} at most)"
-                        )
-                        break
-                else:
-                    if all(c.mode is FlavorAssignmentMode.FIT for c in modes.values()):
-                        chosen = modes
-                        break
-                    if fallback is None:
-                        fallback = modes
-            chosen = chosen or fallback
-            if chosen is None:
-                no_fit.append(f"pod set {ps.name}: no flavor fits ({'; '.join(reasons)})")
-                continue
-            for r, choice in chosen.items():
-                fr = FlavorResource(choice.flavor, r)
-                cumulative[fr] = amount_add(cumulative.get(fr, 0), totals[r])
-            flavors.update(chosen)
-        out.append(PodSetAssignment(name=ps.name, count=ps.count, flavors=flavors))
-    return WorkloadAssignment(pod_sets=out, no_fit=no_fit)
 
 
 def total_requests_for(pod_sets: Sequence[PodSetRequests], assignment: WorkloadAssignment) -> dict[FlavorResource, int]:

@@ -19,16 +19,7 @@ from typing import Iterable
 import attrs
 
 from ..cycle import ClusterState, LocalQueue, Namespace, QueueingSettings, WorkloadStatus
-from ..flavors import (
-    FlavorFungibility,
-    NodeSelectorRequirement,
-    NodeSelectorTerm,
-    PodSetSpec,
-    ResourceFlavor,
-    Taint,
-    Toleration,
-)
-from ..model import ClusterQueue, Workload
+from ..model import Workload
 from . import objects as io
 from ._fields import open_object
 from .dump import ClusterDump, dump_from_objects, read_objects
@@ -37,47 +28,13 @@ from .read import DEFAULT_LIMITS, Limits, RawObject
 __all__ = ["load_cluster_state", "cluster_state_from_objects", "cluster_state_from_dump"]
 
 
-def _toleration(t: io.Toleration) -> Toleration:
-    return Toleration(t.key, t.operator, t.value, t.effect)
-
-
-def _flavor(spec: io.ResourceFlavorSpec) -> ResourceFlavor:
-    return ResourceFlavor(
-        spec.name,
-        spec.node_labels,
-        [Taint(t.key, t.value, t.effect) for t in spec.node_taints],
-        [_toleration(t) for t in spec.tolerations],
-        spec.topology_name,
-    )
-
-
-def _pod_set(ps: io.PodSetRequests) -> PodSetSpec:
-    terms = [
-        NodeSelectorTerm([NodeSelectorRequirement(r.key, r.operator, r.values) for r in term]) for term in ps.node_affinity
-    ]
-    return PodSetSpec(
-        name=ps.name,
-        count=ps.count,
-        requests=ps.requests,
-        min_count=ps.min_count,
-        node_selector=ps.node_selector,
-        required_node_affinity=terms or None,
-        tolerations=[_toleration(t) for t in ps.tolerations],
-        pod_set_group=ps.pod_set_group_name,
-    )
-
-
 def _workload(lw: io.LoadedWorkload) -> Workload:
-    return attrs.evolve(
-        lw.workload, spec_pod_sets=[_pod_set(ps) for ps in lw.pod_sets], reclaimable_pods=lw.reclaimable_pods
-    )
-
-
-def _cluster_queue(cq: ClusterQueue, settings: io.ClusterQueueSettings | None) -> ClusterQueue:
-    if settings is None:
-        return cq
-    ff = settings.flavor_fungibility
-    return attrs.evolve(cq, flavor_fungibility=FlavorFungibility(ff.when_can_borrow, ff.when_can_preempt, ff.preference))
+    # The loader already gives every Workload its spec pod sets and ClusterQueue its
+    # flavorFungibility (one mapping, io/objects.py); the cycle reads ``status.reclaimablePods``
+    # as written for admitted workloads too (FAS-1a).
+    if lw.workload.reclaimable_pods == lw.reclaimable_pods:
+        return lw.workload
+    return attrs.evolve(lw.workload, reclaimable_pods=lw.reclaimable_pods)
 
 
 def cluster_state_from_dump(dump: ClusterDump, namespaces: Iterable[Namespace] = ()) -> ClusterState:
@@ -86,13 +43,10 @@ def cluster_state_from_dump(dump: ClusterDump, namespaces: Iterable[Namespace] =
     queueing = {
         s.name: QueueingSettings(s.queueing_strategy, s.namespace_selector, s.stop_policy) for s in settings.values()
     }
-    flavors = {spec.name: _flavor(spec) for spec in dump.resource_flavor_specs}
-    for name in dump.resource_flavors:
-        flavors.setdefault(name, ResourceFlavor(name))
     return ClusterState(
-        cluster_queues=[_cluster_queue(cq, settings.get(cq.name)) for cq in dump.cluster_queues],
+        cluster_queues=dump.cluster_queues,
         cohorts=dump.cohorts,
-        flavors=[flavors[n] for n in sorted(flavors)],
+        flavors=dump.flavors(),
         namespaces=namespaces,
         local_queues=[LocalQueue(lq.namespace, lq.name, lq.cluster_queue, lq.stop_policy) for lq in dump.local_queues],
         queueing=queueing,

@@ -251,6 +251,14 @@ class ClusterDump:
             implicit_cohorts=implicit_cohorts,
         )
 
+    def flavors(self) -> list[ResourceFlavorSpec]:
+        """The ResourceFlavors the flavor assigner is handed (FAS-5a), sorted by name: each with
+        its node labels, taints and tolerations as loaded."""
+        by_name = {spec.name: spec for spec in self.resource_flavor_specs}
+        for name in self.resource_flavors:
+            by_name.setdefault(name, ResourceFlavorSpec(name))
+        return [by_name[n] for n in sorted(by_name)]
+
     # ------------------------------------------------------------------ the PodGroup path
 
     def cluster(self) -> Cluster:

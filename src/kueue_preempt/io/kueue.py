@@ -174,6 +174,7 @@ def read_cluster_queue(raw: RawObject, version: str) -> tuple[ClusterQueue, Clus
             preemption=preemption,
             fair_weight=weight,
             admission_scope_usage_based=mode == "UsageBasedAdmissionFairSharing",
+            flavor_fungibility=settings.flavor_fungibility,  # FAS-8: what the assigner reads
         ),
     )
     return cq, settings

@@ -229,4 +229,5 @@ def toleration(t: Field) -> Toleration:
     seconds = t.get("tolerationSeconds").integer(low=-(2**63), high=2**63 - 1)
     if seconds is not None and effect != "NoExecute":
         t.get("tolerationSeconds").fail("only allowed with effect NoExecute (API-18)")
-    return Toleration(key=key, operator=operator, value=value, effect=effect, toleration_seconds=seconds)
+    # tolerationSeconds is validated but not kept: flavor matching never reads it (FAS-5b).
+    return Toleration(key=key, operator=operator, value=value, effect=effect)

@@ -10,6 +10,15 @@ import attrs
 
 from .._frozen import FrozenMap, frozen_map
 from ..errors import InvalidModel
+from ..flavors import (
+    FlavorFungibility,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PodSetSpec,
+    ResourceFlavor,
+    Taint,
+    Toleration,
+)
 from ..model import PodSetUsage, Workload
 from ..podgroup import LabelSelector, LabelSelectorRequirement
 from ..quantity import amount_input
@@ -57,17 +66,6 @@ def _amounts(value: Mapping[str, int | str]) -> FrozenMap[str, int]:
     return frozen_map(out)
 
 
-@attrs.frozen
-class Toleration:
-    """A toleration (ResourceFlavor ``spec.tolerations``), after defaulting (API-18)."""
-
-    key: str = ""
-    operator: str = "Equal"
-    value: str = ""
-    effect: str = ""
-    toleration_seconds: int | None = None
-
-
 def _toleration_tuple(value: Iterable[Toleration]) -> tuple[Toleration, ...]:
     return tuple(value)
 
@@ -108,6 +106,24 @@ class PodSetRequests:
     def _check_count(self, attribute: attrs.Attribute[int], value: int) -> None:
         if isinstance(value, bool) or value < 0:
             raise InvalidModel(f"PodSetRequests {self.name!r}", "count", f"must be >= 0, got {value!r}")
+
+    def spec(self) -> PodSetSpec:
+        """The assigner's :class:`~kueue_preempt.flavors.PodSetSpec` of this pod set (FAS-1, FAS-5):
+        the one mapping from a manifest's pod set to the flavors model."""
+        terms = [
+            NodeSelectorTerm([NodeSelectorRequirement(r.key, r.operator, r.values) for r in term])
+            for term in self.node_affinity
+        ]
+        return PodSetSpec(
+            name=self.name,
+            count=self.count,
+            requests=self.requests,
+            min_count=self.min_count,
+            node_selector=self.node_selector,
+            required_node_affinity=terms or None,
+            tolerations=self.tolerations,
+            pod_set_group=self.pod_set_group_name,
+        )
 
 
 def _counts(value: Mapping[str, int]) -> FrozenMap[str, int]:
@@ -180,8 +196,10 @@ class LoadedWorkload:
     def from_workload(cls, workload: Workload, pod_sets: Iterable[PodSetRequests] | None = None) -> LoadedWorkload:
         """Wrap a model workload; without ``pod_sets``, derive them from its admission
         (per-pod request = pod set usage divided by the count, rounded up)."""
-        if pod_sets is None:
-            pod_sets = [_from_usage(ps) for ps in workload.pod_sets]
+        pod_sets = [_from_usage(ps) for ps in workload.pod_sets] if pod_sets is None else list(pod_sets)
+        if not workload.spec_pod_sets and pod_sets:
+            # The assigner reads the model's spec pod sets (FAS-1): same pod sets, one mapping.
+            workload = attrs.evolve(workload, spec_pod_sets=[ps.spec() for ps in pod_sets])
         return cls(workload=workload, pod_sets=pod_sets)
 
 
@@ -206,54 +224,18 @@ class PriorityClass:
 
 
 # --------------------------------------------------------------------------- flavor-assignment inputs
-# What the loader reads and validates for flavor assignment and queueing but the core model has
-# no place for yet (kueue-api-fields.md §1): kept here so that dumps load, bad ones are
-# rejected, and an integration step can map them into the model later.
+# ResourceFlavors, taints, tolerations and flavorFungibility are the flavors model's own types
+# (one mapping from a dump to what the assigner reads); what only queueing reads stays here.
 
 
 def _str_tuple(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _str_map(value: Mapping[str, str]) -> FrozenMap[str, str]:
-    return frozen_map(value)
-
-
-@attrs.frozen
-class Taint:
-    """A ResourceFlavor ``spec.nodeTaints`` entry."""
-
-    key: str
-    value: str = ""
-    effect: str = "NoSchedule"
-
-
-def _taints(value: Iterable[Taint]) -> tuple[Taint, ...]:
-    return tuple(value)
-
-
-def _tolerations(value: Iterable[Toleration]) -> tuple[Toleration, ...]:
-    return tuple(value)
-
-
-@attrs.frozen
-class ResourceFlavorSpec:
-    """A ResourceFlavor's spec (API-18): node labels, taints, tolerations, topology."""
-
-    name: str
-    node_labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
-    node_taints: tuple[Taint, ...] = attrs.field(default=(), converter=_taints)
-    tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_tolerations)
-    topology_name: str | None = None
-
-
-@attrs.frozen
-class FlavorFungibility:
-    """``spec.flavorFungibility`` after defaulting and v1beta1 conversion (API-2, API-15, API-30)."""
-
-    when_can_borrow: str = "MayStopSearch"
-    when_can_preempt: str = "TryNextFlavor"
-    preference: str | None = None
+ResourceFlavorSpec = ResourceFlavor
+"""A ResourceFlavor's spec (API-18) is the flavors model's :class:`~kueue_preempt.flavors.ResourceFlavor`
+(node labels, taints, tolerations, topology): the loader builds the assigner's type directly
+(kept under this name for callers of earlier releases)."""
 
 
 @attrs.frozen

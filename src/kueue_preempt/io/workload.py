@@ -87,7 +87,10 @@ def parse_workload(raw: RawObject, version: str) -> LoadedWorkload:
             preemption_cost=None if cost is None else _decimal(cost),
             priority_class=_class_ref(spec, version),
             evictions=_evictions(status.get("schedulingStats").get("evictions")),
-            reclaimable_pods=_admitted_reclaimable(usage, pod_sets, reclaimable),
+            # Admitted: reclaimable pods against the admitted count (DM-7); pending: as written,
+            # for the flavor assignment of its spec pod sets (FAS-1a).
+            reclaimable_pods=_admitted_reclaimable(usage, pod_sets, reclaimable) if usage else reclaimable,
+            spec_pod_sets=[ps.spec() for ps in pod_sets],
         ),
     )
     return LoadedWorkload(

@@ -21,7 +21,7 @@ from .._time import EPOCH
 from ..errors import InvalidModel
 from ..model import ClusterQueue, Cohort, Condition, FlavorResource, PreemptionPolicy, ResourceQuota, WorkloadPriorityClass
 from ._format import quantity_text, time_text
-from .assign import groups_of_quotas
+from ..flavors import quota_key_components
 from .dump import ClusterDump
 from .kueue import KUEUE_GROUP
 from .objects import LoadedWorkload, LocalQueue, PodSetRequests
@@ -55,7 +55,7 @@ def _api(version: str) -> str:
 
 def _resource_groups(quotas: dict[FlavorResource, ResourceQuota]) -> list[Manifest]:
     groups = []
-    for resources, flavors in groups_of_quotas(quotas):
+    for resources, flavors in quota_key_components(quotas):
         flavor_list = []
         for flavor in flavors:
             entries = []
