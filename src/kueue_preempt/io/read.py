@@ -226,11 +226,21 @@ def _yaml_documents(text: str, source: str, limits: Limits, budget: int) -> Iter
         except YamlEventError as exc:
             raise ManifestSyntaxError(source, str(exc)) from None
         except yaml.MarkedYAMLError as exc:
+            if "maximum nesting depth" in str(exc.problem or ""):
+                # libyaml >= 0.2.6 (PyYAML 6.0.4 wheels) stops at 1,000 levels while scanning
+                # ahead, before our event-level guard sees the 101st level: the same mistake,
+                # so the same answer as with older libyaml and the pure parser.
+                if limits.max_depth < _LIBYAML_MAX_DEPTH:
+                    raise ManifestTooLarge(source, f"nesting deeper than {limits.max_depth} levels") from None
+                raise ManifestTooLarge(source, f"nesting deeper than {_LIBYAML_MAX_DEPTH} levels (libyaml's own limit)") from None
             raise ManifestSyntaxError(source, _yaml_message(exc)) from None
         except yaml.YAMLError as exc:
             raise ManifestSyntaxError(source, f"YAML error: {_first_line(str(exc))}") from None
         yield doc
 
+
+_LIBYAML_MAX_DEPTH = 1000
+"""libyaml's own nesting bound (0.2.6 and later)."""
 
 _FORCE_PURE_YAML = False
 """Tests set this to exercise the pure-Python parser (the fallback without libyaml)."""
