@@ -187,3 +187,21 @@ def test_namespace_labels_and_selector_from_the_dump(tmp_path: Path) -> None:
     (res,) = json.loads(r.stdout)["cycles"][0]["results"]
     assert (res["workload"], res["outcome"], res["queue"], res["reason"]) == ("ns/high", "Rejected", "inadmissible", "Misconfigured")
     assert res["message"] == "workload namespace doesn't match ClusterQueue selector"
+
+
+def test_table_shortens_long_victim_lists_json_keeps_all(tmp_path: Path) -> None:
+    """Eight 1-CPU workloads of priority 0 fill ``q`` (8 CPUs); ``big`` (priority 10) needs all 8,
+    so it preempts all eight (POL-1, InClusterQueue). The table names the first five and counts
+    the rest; ``-o json`` lists every target."""
+    items: list[dict[str, Any]] = json.loads(Path(_dump(tmp_path)).read_text())["items"][:3]
+    items[1]["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = "8"
+    items += [_workload(f"small-{i}", 0, 1, True) for i in range(8)] + [_workload("big", 10, 8, False)]
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    table = run_cli("cycle", str(path), "--now", NOW)
+    assert table.returncode == 0, table.stderr
+    row = next(line for line in table.stdout.splitlines() if line.strip().startswith("ns/big"))
+    assert row.count("(InClusterQueue)") == 5 and "and 3 more (-o json lists all)" in row
+    doc = json.loads(run_cli("cycle", str(path), "--now", NOW, "-o", "json").stdout)
+    text = json.dumps(doc)
+    assert all(f"ns/small-{i}" in text for i in range(8))

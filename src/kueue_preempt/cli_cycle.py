@@ -45,11 +45,18 @@ def _admission_text(pod_sets: tuple[PodSetUsage, ...]) -> str:
     return "; ".join(parts)
 
 
+_VICTIMS_SHOWN = 5
+
+
 def _detail(r: HeadResult) -> str:
     if r.outcome is Outcome.ADMITTED and r.admission is not None:
         return _admission_text(r.admission)
     if r.outcome is Outcome.PREEMPTING:
-        victims = ", ".join(f"{t.workload.key} ({t.reason.value})" for t in r.targets)
+        # The table stays readable on big clusters: the first few victims, then a count
+        # (``-o json`` lists every target).
+        shown = [f"{t.workload.key} ({t.reason.value})" for t in r.targets[:_VICTIMS_SHOWN]]
+        more = len(r.targets) - len(shown)
+        victims = ", ".join(shown) + (f" and {more} more (-o json lists all)" if more > 0 else "")
         return f"preempts {victims}; {r.message}"
     return f"{r.reason}: {r.message}" if r.reason else r.message
 
@@ -161,7 +168,8 @@ def cycle_command(args: argparse.Namespace) -> tuple[int, str]:
         if rows:
             out += _table(["WORKLOAD", "CLUSTERQUEUE", "OUTCOME", "QUEUE", "DETAIL"], rows)
         if rel:
-            out.append(f"  released after the cycle: {', '.join(rel)}")
+            listed = ", ".join(rel[:_VICTIMS_SHOWN]) + (f" and {len(rel) - _VICTIMS_SHOWN} more" if len(rel) > _VICTIMS_SHOWN else "")
+            out.append(f"  released after the cycle: {listed}")
     out += [""]
     if args.until_stable:
         out.append(
