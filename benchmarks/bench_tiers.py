@@ -25,6 +25,7 @@ Usage::
 
     python benchmarks/bench_tiers.py [--tiers S,M,L,XL,H] [--variants all] [--cases DIR]
                                      [--runs 40] [--out benchmarks/results] [--plot docs/performance-tiers.svg]
+    python benchmarks/bench_tiers.py --quick     # smoke run (``nox -s bench -- --quick``): S and L, 5 runs
 
 ``--cases DIR`` reads gen.py's ``<DIR>/<tier>.json``; without it the vendored generator
 (``perf_gen.py``) builds the same cases in-process. Writes ``<out>/tiers.json`` and ``tiers.md``.
@@ -362,14 +363,19 @@ def svg_chart(doc: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--tiers", default="S,M,L,XL,H")
+    ap.add_argument("--tiers", default=None, help="default S,M,L,XL,H (S,L with --quick)")
     ap.add_argument("--variants", default="all")
+    ap.add_argument("--quick", action="store_true", help="smoke run: tiers S and L, 5 runs (unless given)")
     ap.add_argument("--cases", default=None, help="directory with gen.py's <tier>.json files")
-    ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--runs", type=int, default=None, help="timed rounds (default 40, 5 with --quick)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--plot", default=None, help="write the flatness chart (SVG) here")
     ap.add_argument("--redraw", action="store_true", help="rewrite tiers.md and the chart from <out>/tiers.json")
     a = ap.parse_args(argv)
+    # A quick run checks that every path still answers the same and gives rough numbers; it is
+    # what CI-like smoke runs (``nox -s bench -- --quick``) can afford on a shared 2-core machine.
+    tiers = a.tiers or ("S,L" if a.quick else "S,M,L,XL,H")
+    runs = a.runs or (5 if a.quick else 40)
     if a.redraw:
         doc0: dict[str, Any] = json.loads((Path(a.out) / "tiers.json").read_text())
         (Path(a.out) / "tiers.md").write_text(markdown(doc0))
@@ -377,9 +383,9 @@ def main(argv: list[str] | None = None) -> int:
             Path(a.plot).write_text(svg_chart(doc0))
         print(markdown(doc0))
         return 0
-    doc: dict[str, Any] = {"machine": machine_info(), "source": source_fingerprint(), "tiers": []}
-    for tier in a.tiers.split(","):
-        doc["tiers"].append(run_tier(tier.strip(), a.variants, a.cases, a.runs))
+    doc: dict[str, Any] = {"machine": machine_info(), "source": source_fingerprint(), "quick": a.quick, "tiers": []}
+    for tier in tiers.split(","):
+        doc["tiers"].append(run_tier(tier.strip(), a.variants, a.cases, runs))
     ok = all(r["same_answers"] for t in doc["tiers"] for r in t["results"])
     if a.out:
         out = Path(a.out)
