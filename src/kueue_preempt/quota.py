@@ -56,6 +56,18 @@ MAX_OBJECTS = 10_000_000
 
 Usage = Mapping[FlavorResource, int]
 
+_Link = tuple["QuotaNode", dict[FlavorResource, int], "int | None", int, bool]
+"""One node of a quota path for one FlavorResource: ``(node, node.usage, local quota or None,
+subtree quota, is the root)``."""
+_Step = tuple[int, dict[FlavorResource, int], "int | None", "int | None", int]
+"""A level that limits Q-9's headroom: ``(index on the path, usage map, borrowing limit or
+None, local quota or None, quota it stores for the cohort)``."""
+_QuotaPlan = tuple[tuple[_Link, ...], int, tuple[_Step, ...]]
+"""The static part of every quota walk from one node for one FlavorResource (issue 18): the
+path's links for Q-7's usage walk, the root's subtree quota, and Q-9's limiting levels top
+down. With it a walk reads one usage entry per level instead of three or four quota maps
+(each lookup hashes the FlavorResource), which is what made deeper trees cost more."""
+
 
 class QuotaNode:
     """A ClusterQueue or cohort in the tree, with its derived quota and live usage.
@@ -88,6 +100,7 @@ class QuotaNode:
         "unreserved",
         "over_children",
         "over_queues",
+        "plans",
     )
 
     def __init__(self, name: str, is_cluster_queue: bool) -> None:
@@ -115,6 +128,9 @@ class QuotaNode:
         self.unreserved: dict[str, Workload] = {}
         self.over_children: dict[FlavorResource, set[QuotaNode]] = {}
         self.over_queues: dict[FlavorResource, set[QuotaNode]] = {}
+        # Per FlavorResource, the static quota numbers of this node's path (see _QuotaPlan),
+        # built on first use: quotas never change after the snapshot is built.
+        self.plans: dict[FlavorResource, _QuotaPlan] = {}
 
     @property
     def kind(self) -> str:
@@ -613,29 +629,38 @@ class Snapshot:
             return 0
         return max(0, amount_sub(lq, node.usage.get(fr, 0)))
 
+    @staticmethod
+    def _plan(node: QuotaNode, fr: FlavorResource) -> _QuotaPlan:
+        """Build and cache ``node``'s :data:`_QuotaPlan` for ``fr`` (O(depth), once)."""
+        path = node.path
+        links = tuple(
+            (n, n.usage, n.local_quota.get(fr), n.subtree_quota.get(fr, 0), n.parent is None) for n in path
+        )
+        steps: list[_Step] = []
+        for i in range(len(path) - 2, -1, -1):  # top down, the root excluded (Q-9)
+            n = path[i]
+            bl = n.borrowing_limit.get(fr)
+            lq = n.local_quota.get(fr)
+            if bl is None and lq is None:
+                continue  # this level neither limits nor adds headroom
+            sq = n.subtree_quota.get(fr, 0)
+            steps.append((i, n.usage, bl, lq, sq if lq is None else amount_sub(sq, lq)))
+        plan = (links, path[-1].subtree_quota.get(fr, 0), tuple(steps))
+        node.plans[fr] = plan
+        return plan
+
     def available(self, node: QuotaNode, fr: FlavorResource, usages: list[int] | None = None) -> int:
         """Q-9: headroom for ``fr`` at ``node``, clamped at 0. O(depth).
 
         ``usages``: the usage of ``fr`` of every node on ``node.path`` to use instead of the
         live ones (see :meth:`fits_without`).
         """
-        path = node.path
-        root = path[-1]
-        a = amount_sub(root.subtree_quota.get(fr, 0), root.usage.get(fr, 0) if usages is None else usages[-1])
-        for i in range(len(path) - 2, -1, -1):
-            n = path[i]
-            bl = n.borrowing_limit.get(fr)
-            lq = n.local_quota.get(fr)
-            if bl is None and lq is None:
-                continue
-            u = n.usage.get(fr, 0) if usages is None else usages[i]
+        links, root_quota, steps = node.plans.get(fr) or self._plan(node, fr)
+        a = amount_sub(root_quota, links[-1][1].get(fr, 0) if usages is None else usages[-1])
+        for i, usage, bl, lq, stored in steps:
+            u = usage.get(fr, 0) if usages is None else usages[i]
             if bl is not None:
-                if lq is None:
-                    stored = n.subtree_quota.get(fr, 0)
-                    used = max(0, u)
-                else:
-                    stored = amount_sub(n.subtree_quota.get(fr, 0), lq)
-                    used = max(0, amount_sub(u, lq))
+                used = max(0, u) if lq is None else max(0, amount_sub(u, lq))
                 a = min(a, amount_add(amount_sub(stored, used), bl))
             if lq is not None:  # Q-8's local headroom, inlined: this runs for every fit test
                 a = amount_add(max(0, amount_sub(lq, u)), a)
@@ -741,10 +766,10 @@ class Snapshot:
     def _set(self, node: QuotaNode, fr: FlavorResource, old: int | None, value: int) -> None:
         """Write ``node``'s usage of ``fr`` (``old`` is the current value, None if unset),
         journaled, keeping the over-quota sets in step. O(1)."""
-        if self._journal is not None:
-            self._journal.append(("usage", node, fr, old))
-        node.usage[fr] = value
         sq = node.subtree_quota.get(fr, 0)
+        if self._journal is not None:
+            self._journal.append(("usage", node, fr, old, sq))
+        node.usage[fr] = value
         if ((old or 0) > sq) is not (value > sq):
             self._mark_over(node, fr, value > sq)
 
@@ -755,37 +780,51 @@ class Snapshot:
         npu = node.np_usage
         for fr, v in workload.usage.items():
             if self._journal is not None:
-                self._journal.append(("np", node, fr, npu.get(fr)))
+                self._journal.append(("np", node, fr, npu.get(fr), None))
             npu[fr] = amount_add(npu.get(fr, 0), v) if sign > 0 else amount_sub(npu.get(fr, 0), v)
 
     def add_usage(self, cq: QuotaNode, usage: Usage) -> None:
-        """Add ``usage`` to ``cq`` and propagate what exceeds local headroom upward (Q-7)."""
+        """Add ``usage`` to ``cq`` and propagate what exceeds local headroom upward (Q-7).
+
+        Each write is :meth:`_set`, inlined over the path's plan: this is the inner loop of
+        every fill-back step."""
+        journal, plans = self._journal, cq.plans
         for fr, v in usage.items():
-            node: QuotaNode | None = cq
-            while node is not None:
-                old = node.usage.get(fr)
+            for node, node_usage, lq, sq, is_root in (plans.get(fr) or self._plan(cq, fr))[0]:
+                old = node_usage.get(fr)
                 used = old or 0
-                lq = node.local_quota.get(fr)
                 la = 0 if lq is None else max(0, amount_sub(lq, used))  # Q-8
-                self._set(node, fr, old, amount_add(used, v))
-                if node.parent is None or v <= la:
+                value = amount_add(used, v)
+                if journal is not None:
+                    journal.append(("usage", node, fr, old, sq))
+                node_usage[fr] = value
+                if (used > sq) is not (value > sq):
+                    self._mark_over(node, fr, value > sq)
+                if is_root or v <= la:
                     break
                 v = amount_sub(v, la)
-                node = node.parent
 
     def remove_usage(self, cq: QuotaNode, usage: Usage) -> None:
-        """Remove ``usage`` from ``cq`` and from the ancestors that counted it (Q-7)."""
+        """Remove ``usage`` from ``cq`` and from the ancestors that counted it (Q-7).
+
+        :meth:`_set` inlined over the path's plan, as in :meth:`add_usage`."""
+        journal, plans = self._journal, cq.plans
         for fr, v in usage.items():
-            node: QuotaNode | None = cq
-            while node is not None:
-                old = node.usage.get(fr)
+            for node, node_usage, lq, sq, is_root in (plans.get(fr) or self._plan(cq, fr))[0]:
+                old = node_usage.get(fr)
                 used = old or 0
-                stored = amount_sub(used, node.local_quota.get(fr, 0))
-                self._set(node, fr, old, amount_sub(used, v))
-                if node.parent is None or stored <= 0:
+                value = amount_sub(used, v)
+                if journal is not None:
+                    journal.append(("usage", node, fr, old, sq))
+                node_usage[fr] = value
+                if (used > sq) is not (value > sq):
+                    self._mark_over(node, fr, value > sq)
+                if is_root:
+                    break
+                stored = amount_sub(used, 0 if lq is None else lq)
+                if stored <= 0:
                     break
                 v = min(v, stored)
-                node = node.parent
 
     def add_workload(self, workload: Workload) -> None:
         """Insert ``workload`` into its ClusterQueue and add its usage (DM-11)."""
@@ -798,7 +837,7 @@ class Snapshot:
         node.workloads[key] = workload
         entry = self._enter(node, key, workload)
         if self._journal is not None:
-            self._journal.append(("add", node, workload, None))
+            self._journal.append(("add", node, workload, None, None))
             self._index_valid = False
         elif self._index is not None and entry is not None:
             self._index.add(entry)
@@ -821,7 +860,7 @@ class Snapshot:
             )
         entry = self._leave(node, key, stored)
         if self._journal is not None:
-            self._journal.append(("remove", node, stored, None))
+            self._journal.append(("remove", node, stored, None, None))
             self._index_valid = False
         elif self._index is not None and entry is not None:
             self._index.remove(entry)
@@ -850,10 +889,11 @@ class Snapshot:
         assert journal is not None
         self._journal = None
         self._index_valid = index_valid
-        for op, node, x, old in reversed(journal):
+        # A usage entry carries the subtree quota it was compared with, so that undoing it
+        # needs no quota lookup.
+        for op, node, x, old, sq in reversed(journal):
             if op == "usage":
                 target = node.usage
-                sq = node.subtree_quota.get(x, 0)
                 was = target.get(x, 0) > sq
                 if was is not ((old or 0) > sq):
                     self._mark_over(node, x, not was)
