@@ -62,11 +62,19 @@ subtree quota, is the root)``."""
 _Step = tuple[int, dict[FlavorResource, int], "int | None", "int | None", int]
 """A level that limits Q-9's headroom: ``(index on the path, usage map, borrowing limit or
 None, local quota or None, quota it stores for the cohort)``."""
-_QuotaPlan = tuple[tuple[_Link, ...], int, tuple[_Step, ...]]
+_QuotaPlan = tuple[tuple[_Link, ...], int, tuple[_Step, ...], bool]
 """The static part of every quota walk from one node for one FlavorResource (issue 18): the
-path's links for Q-7's usage walk, the root's subtree quota, and Q-9's limiting levels top
-down. With it a walk reads one usage entry per level instead of three or four quota maps
-(each lookup hashes the FlavorResource), which is what made deeper trees cost more."""
+path's links for Q-7's usage walk, the root's subtree quota, Q-9's limiting levels top
+down, and whether every static number is :data:`_SMALL`. With it a walk reads one usage entry
+per level instead of three or four quota maps (each lookup hashes the FlavorResource), which
+is what made deeper trees cost more."""
+
+_SMALL = 2**50
+"""Below this magnitude, and along a path of at most :data:`_SMALL_DEPTH` nodes, no sum or
+difference of the quota walks can come near the int64 bounds, so Q-2's saturating
+``amount_add``/``amount_sub`` equal plain ``+``/``-`` (and no value is the UNLIMITED
+sentinel): the walks use plain arithmetic then, and the saturating functions otherwise."""
+_SMALL_DEPTH = 64
 
 
 class QuotaNode:
@@ -645,7 +653,11 @@ class Snapshot:
                 continue  # this level neither limits nor adds headroom
             sq = n.subtree_quota.get(fr, 0)
             steps.append((i, n.usage, bl, lq, sq if lq is None else amount_sub(sq, lq)))
-        plan = (links, path[-1].subtree_quota.get(fr, 0), tuple(steps))
+        root_quota = path[-1].subtree_quota.get(fr, 0)
+        numbers = [root_quota] + [x for _, _, lq, sq, _ in links for x in (lq, sq) if x is not None]
+        numbers += [x for _, _, bl, lq, stored in steps for x in (bl, lq, stored) if x is not None]
+        small = len(path) <= _SMALL_DEPTH and all(-_SMALL < x < _SMALL for x in numbers)
+        plan = (links, root_quota, tuple(steps), small)
         node.plans[fr] = plan
         return plan
 
@@ -655,7 +667,24 @@ class Snapshot:
         ``usages``: the usage of ``fr`` of every node on ``node.path`` to use instead of the
         live ones (see :meth:`fits_without`).
         """
-        links, root_quota, steps = node.plans.get(fr) or self._plan(node, fr)
+        links, root_quota, steps, small = node.plans.get(fr) or self._plan(node, fr)
+        u = links[-1][1].get(fr, 0) if usages is None else usages[-1]
+        if small and -_SMALL < u < _SMALL:
+            # The same formula in plain arithmetic (see _SMALL); any large usage falls back.
+            a = root_quota - u
+            for i, usage, bl, lq, stored in steps:
+                u = usage.get(fr, 0) if usages is None else usages[i]
+                if not -_SMALL < u < _SMALL:
+                    break
+                if bl is not None:
+                    used = (u if u > 0 else 0) if lq is None else (u - lq if u > lq else 0)
+                    limit = stored - used + bl
+                    if limit < a:
+                        a = limit
+                if lq is not None and lq > u:
+                    a += lq - u
+            else:
+                return a if a > 0 else 0
         a = amount_sub(root_quota, links[-1][1].get(fr, 0) if usages is None else usages[-1])
         for i, usage, bl, lq, stored in steps:
             u = usage.get(fr, 0) if usages is None else usages[i]
@@ -790,11 +819,17 @@ class Snapshot:
         every fill-back step."""
         journal, plans = self._journal, cq.plans
         for fr, v in usage.items():
-            for node, node_usage, lq, sq, is_root in (plans.get(fr) or self._plan(cq, fr))[0]:
+            links, _, _, small = plans.get(fr) or self._plan(cq, fr)
+            small = small and -_SMALL < v < _SMALL  # v only shrinks on the way up
+            for node, node_usage, lq, sq, is_root in links:
                 old = node_usage.get(fr)
                 used = old or 0
-                la = 0 if lq is None else max(0, amount_sub(lq, used))  # Q-8
-                value = amount_add(used, v)
+                if small and -_SMALL < used < _SMALL:  # plain arithmetic, see _SMALL
+                    la = 0 if lq is None or lq <= used else lq - used  # Q-8
+                    value = used + v
+                else:
+                    la = 0 if lq is None else max(0, amount_sub(lq, used))  # Q-8
+                    value = amount_add(used, v)
                 if journal is not None:
                     journal.append(("usage", node, fr, old, sq))
                 node_usage[fr] = value
@@ -802,7 +837,7 @@ class Snapshot:
                     self._mark_over(node, fr, value > sq)
                 if is_root or v <= la:
                     break
-                v = amount_sub(v, la)
+                v = v - la if small else amount_sub(v, la)
 
     def remove_usage(self, cq: QuotaNode, usage: Usage) -> None:
         """Remove ``usage`` from ``cq`` and from the ancestors that counted it (Q-7).
@@ -810,10 +845,13 @@ class Snapshot:
         :meth:`_set` inlined over the path's plan, as in :meth:`add_usage`."""
         journal, plans = self._journal, cq.plans
         for fr, v in usage.items():
-            for node, node_usage, lq, sq, is_root in (plans.get(fr) or self._plan(cq, fr))[0]:
+            links, _, _, small = plans.get(fr) or self._plan(cq, fr)
+            small = small and -_SMALL < v < _SMALL  # v only shrinks on the way up
+            for node, node_usage, lq, sq, is_root in links:
                 old = node_usage.get(fr)
                 used = old or 0
-                value = amount_sub(used, v)
+                plain = small and -_SMALL < used < _SMALL  # plain arithmetic, see _SMALL
+                value = used - v if plain else amount_sub(used, v)
                 if journal is not None:
                     journal.append(("usage", node, fr, old, sq))
                 node_usage[fr] = value
@@ -821,7 +859,10 @@ class Snapshot:
                     self._mark_over(node, fr, value > sq)
                 if is_root:
                     break
-                stored = amount_sub(used, 0 if lq is None else lq)
+                if lq is None:
+                    stored = used
+                else:
+                    stored = used - lq if plain else amount_sub(used, lq)
                 if stored <= 0:
                     break
                 v = min(v, stored)
