@@ -91,9 +91,11 @@ class SearchStrategy(str, enum.Enum):
     """How ``"kep"`` mode finds the level ``N``."""
 
     BINARY = "binary"
-    """The lowest level first, then bisection over the remaining distinct candidate
+    """The lowest possible level first, then bisection over the remaining distinct candidate
     priorities: at most 1 + ⌈log2(k)⌉ placements (the default, as spec §9.1 decides; the
-    first probe is issue 18's: most preemptors need only the lowest level)."""
+    first probe is issue 18's: most preemptors need only the lowest levels). With the default
+    placement under FIT-1, levels whose freed room cannot hold ``minCount`` pods are skipped
+    without a placement (decision (perf-e))."""
     EXPONENTIAL = "exponential"
     """Galloping search from the lowest level (levels 0, 1, 3, 7, ... until one succeeds,
     then bisection inside the last gap): O(log N) placements for the N-th level, at most
