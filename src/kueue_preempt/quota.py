@@ -792,16 +792,6 @@ class Snapshot:
 
     # ------------------------------------------------------------------ mutation (DM-11, Q-7)
 
-    def _set(self, node: QuotaNode, fr: FlavorResource, old: int | None, value: int) -> None:
-        """Write ``node``'s usage of ``fr`` (``old`` is the current value, None if unset),
-        journaled, keeping the over-quota sets in step. O(1)."""
-        sq = node.subtree_quota.get(fr, 0)
-        if self._journal is not None:
-            self._journal.append(("usage", node, fr, old, sq))
-        node.usage[fr] = value
-        if ((old or 0) > sq) is not (value > sq):
-            self._mark_over(node, fr, value > sq)
-
     def _track_np(self, node: QuotaNode, workload: Workload, sign: int) -> None:
         """NP-5: keep the ClusterQueue's non-preemptible usage in step with its workloads."""
         if not self.is_non_preemptible(workload):
@@ -815,8 +805,9 @@ class Snapshot:
     def add_usage(self, cq: QuotaNode, usage: Usage) -> None:
         """Add ``usage`` to ``cq`` and propagate what exceeds local headroom upward (Q-7).
 
-        Each write is :meth:`_set`, inlined over the path's plan: this is the inner loop of
-        every fill-back step."""
+        Walks the path's plan (the inner loop of every removal and fill-back step). Each write
+        is journaled with the old value and whether it crossed the subtree quota, and updates
+        the over-quota sets when it does."""
         journal, plans = self._journal, cq.plans
         for fr, v in usage.items():
             links, _, _, small = plans.get(fr) or self._plan(cq, fr)
@@ -830,11 +821,12 @@ class Snapshot:
                 else:
                     la = 0 if lq is None else max(0, amount_sub(lq, used))  # Q-8
                     value = amount_add(used, v)
-                if journal is not None:
-                    journal.append(("usage", node, fr, old, sq))
                 node_usage[fr] = value
-                if (used > sq) is not (value > sq):
+                crossed = (used > sq) is not (value > sq)
+                if crossed:
                     self._mark_over(node, fr, value > sq)
+                if journal is not None:
+                    journal.append(("usage", node, fr, old, crossed))
                 if is_root or v <= la:
                     break
                 v = v - la if small else amount_sub(v, la)
@@ -842,7 +834,7 @@ class Snapshot:
     def remove_usage(self, cq: QuotaNode, usage: Usage) -> None:
         """Remove ``usage`` from ``cq`` and from the ancestors that counted it (Q-7).
 
-        :meth:`_set` inlined over the path's plan, as in :meth:`add_usage`."""
+        Walks the path's plan, as :meth:`add_usage` does."""
         journal, plans = self._journal, cq.plans
         for fr, v in usage.items():
             links, _, _, small = plans.get(fr) or self._plan(cq, fr)
@@ -852,11 +844,12 @@ class Snapshot:
                 used = old or 0
                 plain = small and -_SMALL < used < _SMALL  # plain arithmetic, see _SMALL
                 value = used - v if plain else amount_sub(used, v)
-                if journal is not None:
-                    journal.append(("usage", node, fr, old, sq))
                 node_usage[fr] = value
-                if (used > sq) is not (value > sq):
+                crossed = (used > sq) is not (value > sq)
+                if crossed:
                     self._mark_over(node, fr, value > sq)
+                if journal is not None:
+                    journal.append(("usage", node, fr, old, crossed))
                 if is_root:
                     break
                 if lq is None:
@@ -930,14 +923,14 @@ class Snapshot:
         assert journal is not None
         self._journal = None
         self._index_valid = index_valid
-        # A usage entry carries the subtree quota it was compared with, so that undoing it
-        # needs no quota lookup.
-        for op, node, x, old, sq in reversed(journal):
+        # Undone in exact reverse order, so when a usage entry is undone the value in place is
+        # the one it wrote: the over-quota sets flip back exactly when the write crossed the
+        # quota (recorded), with no lookup of the current value or the quota.
+        for op, node, x, old, crossed in reversed(journal):
             if op == "usage":
                 target = node.usage
-                was = target.get(x, 0) > sq
-                if was is not ((old or 0) > sq):
-                    self._mark_over(node, x, not was)
+                if crossed:
+                    self._mark_over(node, x, (old or 0) > node.subtree_quota.get(x, 0))
                 if old is None:
                     target.pop(x, None)
                 else:
