@@ -858,7 +858,8 @@ class Snapshot:
                     stored = used - lq if plain else amount_sub(used, lq)
                 if stored <= 0:
                     break
-                v = min(v, stored)
+                if stored < v:  # v = min(v, stored), without the call
+                    v = stored
 
     def add_workload(self, workload: Workload) -> None:
         """Insert ``workload`` into its ClusterQueue and add its usage (DM-11)."""
