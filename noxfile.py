@@ -40,3 +40,6 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/bench_podgroup.py", *session.posargs)
     session.run("python", "benchmarks/bench_assignment.py", *session.posargs)
     session.run("python", "benchmarks/bench_kueue_perf.py")
+    # Issue 18's shared tiers (S..H, ~8 min; S and L only with --quick). Without --out it
+    # prints its tables and leaves benchmarks/results/ alone (pass --out to record them).
+    session.run("python", "benchmarks/bench_tiers.py", *session.posargs)

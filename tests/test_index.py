@@ -239,3 +239,52 @@ def test_indexed_fair_sharing_binds_each_queues_policy() -> None:
     want = get_targets(*args, plain, config, T0)
     assert get_targets(*args, indexed, config, T0) == want
     assert {t.workload.name for t in want} != {"o1", "o2"}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_wide_cohort_equal_shares_follow_head_candidates(data: st.DataObject) -> None:
+    """FS-ORD-4 in a wide cohort where many ClusterQueues borrow the same amount (equal DRS):
+    the incremental ordering keys a share level by the queues' head candidates once and then
+    reads the heap (issue 18); targets must equal the reference path's (a traced decision,
+    which re-sorts every queue at every step) and the indexed path's."""
+    cpu = FRS[0]
+    width = data.draw(st.integers(3, 8))
+    names = [f"q{i}" for i in range(width)]
+    queues = [
+        ClusterQueue(
+            name=n,
+            cohort="wide",
+            quotas={cpu: ResourceQuota(nominal=2)},
+            preemption=ClusterQueuePreemption(within_cluster_queue="LowerPriority", reclaim_within_cohort="Any"),
+        )
+        for n in names
+    ]
+    workloads = []
+    for i, n in enumerate(names[1:]):
+        # Every other queue borrows 0-2 units over its nominal 2: shares fall on few levels.
+        for j in range(2 + data.draw(st.integers(0, 2))):
+            workloads.append(
+                Workload(
+                    name=f"w{i}-{j}",
+                    namespace="ns",
+                    uid=f"u{i}-{j}",
+                    cluster_queue=n,
+                    priority=data.draw(st.integers(0, 3)),
+                    quota_reserved_at=T0 + timedelta(minutes=data.draw(st.integers(0, 4))),
+                    pod_sets=[PodSetUsage(flavors={"cpu": "f"}, usage={"cpu": 1})],
+                )
+            )
+    config = PreemptionConfig(fair_sharing=FairSharingConfig())
+    plain = Snapshot(queues, [Cohort(name="wide")], workloads)
+    indexed = Snapshot(queues, [Cohort(name="wide")], workloads)
+    indexed.enable_index(config)
+    # The preemptor's queue q0 is empty: it needs up to its nominal plus what the others lend.
+    request = data.draw(st.integers(1, 2 + 2 * width))
+    assignment = Assignment(requests={cpu: request}, preempt=[cpu])
+    preemptor = Workload(name="in", namespace="ns", uid="in", priority=5)
+    now = T0 + timedelta(minutes=5)
+    want = get_targets(preemptor, "q0", assignment, plain, config, now)
+    got = get_targets(preemptor, "q0", assignment, indexed, config, now)
+    reference = get_targets(preemptor, "q0", assignment, plain, config, now, DecisionTrace())
+    assert got == want == reference

@@ -243,10 +243,17 @@ def test_binary_search_finds_the_linear_scan_level(sc: Scenario) -> None:
     if not levels:
         assert binary.status.code is StatusCode.UNSCHEDULABLE and binary.placements == 0
         return
-    # The lowest level, then a real binary search of the rest: at most 1 + ceil(log2(k)).
+    # The lowest level the capacity bound allows, then a real binary search of the rest: at
+    # most 1 + ceil(log2(k)) placements (issue 18, decisions (perf-a), (perf-e)).
     assert binary.placements == len(binary.search_steps) <= 1 + math.ceil(math.log2(len(levels)))
-    assert binary.search_steps[0].priority == levels[0][0], "the lowest level is probed first (issue 18)"
     ok = dict(levels)
+    first = binary.search_steps[0].priority
+    event(f"bound skipped levels={first != levels[0][0]}")
+    if sc.node_filter is not NodeFilter.RESOURCE_FIT:
+        assert first == levels[0][0], "no FIT-1 bound: the lowest level is probed first (issue 18)"
+    # FIT-2/FIT-1: a level is skipped without a placement only if the oracle's placement fails
+    # there, so the bound is a necessary condition and never skips the answer.
+    assert not any(ok[lvl] for lvl, _ in levels if lvl < first), "the bound skipped a feasible level"
     for step in binary.search_steps:
         assert step.succeeded == ok[step.priority]
     if binary.status.code is StatusCode.SUCCESS:

@@ -123,6 +123,66 @@ def test_kep_never_touches_units_above_n() -> None:
 # --------------------------------------------------------------------------- the search
 
 
+def test_fit1_capacity_bound_skips_levels_that_cannot_fit() -> None:
+    """FIT-1, FIT-2, §9.1 (issue 18, decision (perf-e)): under FIT-1 the search first computes
+    the lowest level at which the nodes' free room could hold minCount pods of the group at
+    all, and probes it directly.
+
+    One node of 8 cpu holds 8 one-cpu pods of priorities 1..8. The group needs 5 one-cpu pods:
+    with levels 1..4 removed only 4 cpu are free, so they cannot succeed and are never
+    placed; level 5 frees the fifth cpu and its one placement succeeds. The linear scan
+    places at every level 1..5 and finds the same N.
+    """
+
+    def cpu_pod(name: str, node: str | None, priority: int) -> Pod:
+        return Pod(name, uid=name, node_name=node, priority=priority, requests={"cpu": "1"})
+
+    def cluster() -> Cluster:
+        running = [cpu_pod(f"v{p}", "node1", p) for p in range(1, 9)]
+        return Cluster([Node("node1", {"cpu": "8", "pods": "20"})], running, node_filter=NodeFilter.RESOURCE_FIT)
+
+    preemptor = PodGroupPreemptor(
+        PodGroup("g", priority=HIGH, gang_min_count=5), [cpu_pod(f"g-{i}", None, HIGH) for i in range(5)]
+    )
+    c = cluster()
+    before = c.state()
+    trace = DecisionTrace()
+    binary = select_podgroup_victims(preemptor, c, trace=trace)
+    linear = select_podgroup_victims(preemptor, c, search="linear")
+    assert c.state() == before
+    assert binary.priority_threshold == linear.priority_threshold == 5
+    assert [(s.priority, s.succeeded) for s in binary.search_steps] == [(5, True)]
+    assert binary.placements == 1 and linear.placements == 5
+    assert sorted(names(binary.victims)) == sorted(names(linear.victims)) == ["v1", "v2", "v3", "v4", "v5"]
+    assert any("skipped without a placement" in e.detail for e in trace)
+    # A caller's placement may ignore FIT-1, so it gets no pruning: the lowest level first.
+    fixed = select_podgroup_victims(preemptor, c, placement=fixed_placement({f"g-{i}": "node1" for i in range(5)}))
+    assert fixed.search_steps[0].priority == 1 and fixed.search_steps[0].succeeded
+
+
+def test_fit1_capacity_bound_counts_each_node_separately() -> None:
+    """FIT-1 is per node (issue 18, decision (perf-e)): free room split over nodes does not
+    add up to a pod. Two nodes of 2 cpu, each full with two one-cpu pods (priorities 1, 2 on
+    node1 and 3, 4 on node2); one 2-cpu pod needs a whole node: removing level 1 frees 1 cpu
+    on node1 (not enough), level 2 frees node1 entirely -> N = 2, found with one placement,
+    as the linear scan (two placements) finds."""
+    running = [
+        Pod(f"v{p}", uid=f"v{p}", node_name=n, priority=p, requests={"cpu": "1"})
+        for p, n in ((1, "node1"), (2, "node1"), (3, "node2"), (4, "node2"))
+    ]
+    c = Cluster(
+        [Node("node1", {"cpu": "2", "pods": "10"}), Node("node2", {"cpu": "2", "pods": "10"})],
+        running,
+        node_filter=NodeFilter.RESOURCE_FIT,
+    )
+    preemptor = PodGroupPreemptor(PodGroup("g", priority=HIGH), [Pod("g-0", requests={"cpu": "2"})])
+    binary = select_podgroup_victims(preemptor, c)
+    linear = select_podgroup_victims(preemptor, c, search="linear")
+    assert binary.priority_threshold == linear.priority_threshold == 2
+    assert [(s.priority, s.succeeded) for s in binary.search_steps] == [(2, True)]
+    assert linear.placements == 2
+
+
 def test_binary_search_uses_log_k_placements() -> None:
     """§9.1: a real binary search; linear scans k levels where binary needs 1 + ceil(log2(k)):
     the lowest level (1, fails), then bisection of the rest: 5 (succeeds), 3, 4 (fail)."""

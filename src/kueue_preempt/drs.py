@@ -120,22 +120,27 @@ def drs_of(
     loops (their arguments are checked once per decision)."""
     parent = node.parent
     if parent is None:
-        return DominantResourceShare(ratio=0.0, weight=node.fair_weight)  # FS-W-4
-    borrowed: dict[str, int] = {}
-    usage = node.usage
+        return DominantResourceShare(0.0, node.fair_weight)  # FS-W-4
+    borrowed: dict[str, int] | None = None  # built only for a node that borrows (the queues
+    usage = node.usage  # a fair-sharing decision visits all do: positional calls, no kwargs)
+    adjust = bool(extra) or bool(removed)
     for fr, quota in node.subtree_quota.items():
         used = usage.get(fr, 0)
-        if extra:
-            used = amount_add(used, extra.get(fr, 0))
-        if removed:
-            used = amount_sub(used, removed.get(fr, 0))
+        if adjust:
+            if extra:
+                used = amount_add(used, extra.get(fr, 0))
+            if removed:
+                used = amount_sub(used, removed.get(fr, 0))
         # amount_sub(used, quota) > 0 exactly when used > quota (saturation keeps the sign),
         # and most FlavorResources are within quota: test before calling.
         if used > quota:
             over = amount_sub(used, quota)
-            borrowed[fr.resource] = amount_add(borrowed.get(fr.resource, 0), over)
-    if not borrowed:
-        return DominantResourceShare(ratio=0.0, weight=node.fair_weight)
+            if borrowed is None:
+                borrowed = {}
+            resource = fr.resource
+            borrowed[resource] = amount_add(borrowed.get(resource, 0), over)
+    if borrowed is None:
+        return DominantResourceShare(0.0, node.fair_weight)
     best_ratio = 0.0
     best_resource = ""
     # Ties go to the alphabetically smaller name.
@@ -146,9 +151,7 @@ def drs_of(
         ratio = float(borrowed[resource]) * 1000.0 / float(lendable)
         if ratio > best_ratio:
             best_ratio, best_resource = ratio, resource
-    return DominantResourceShare(
-        ratio=best_ratio, weight=node.fair_weight, borrowing=True, dominant_resource=best_resource
-    )
+    return DominantResourceShare(best_ratio, node.fair_weight, True, best_resource)
 
 
 def _amount_map(value: object, function: str, param: str) -> None:

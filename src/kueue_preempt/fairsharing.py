@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 from datetime import datetime
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ._checks import arg, arg_iterable, optional_arg
 from .errors import InvalidArgument, UnknownClusterQueue
@@ -392,10 +392,12 @@ class ClusterQueueOrdering:
 
 # A heap item: (-zero-weight flag, -share, tie-break, stamp, node, share). Smallest = most
 # unfair. For cohorts the tie-break is minus the position among the parent's child cohorts
-# (later equal wins, FS-ORD-5). For queues it is a push counter only: equal shares are decided
-# by the head candidates' keys (FS-ORD-4) when they reach the top, so that a queue's first
-# candidate is built only if the queue competes. Stamps tell current items from stale ones.
-_Item = tuple[int, float, object, int, QuotaNode, DominantResourceShare]
+# (later equal wins, FS-ORD-5). For queues it is ``(1, push counter)`` when pushed: equal
+# shares are decided by the head candidates' keys (FS-ORD-4) only when they reach the top, so
+# that a queue's first candidate is built only if the queue competes; an item whose share
+# level has been compared is pushed back as ``(0, head key)``, so that the heap itself keeps
+# that level in FS-ORD-4 order from then on. Stamps tell current items from stale ones.
+_Item = tuple[int, float, Any, int, QuotaNode, DominantResourceShare]
 
 
 def _drs_key(d: DominantResourceShare) -> tuple[int, float]:
@@ -422,6 +424,9 @@ class _Heaps:
         self._stamp: dict[QuotaNode, int] = {}
         self._position: dict[QuotaNode, int] = {}
         self._pushes = 0
+        # (cohort, flag, share) -> queue items of that share level in the cohort's heap whose
+        # head key is not in the item yet (stale ones included until popped).
+        self._unkeyed: dict[tuple[QuotaNode, int, float], int] = {}
         # A cohort's candidate queues enter its heap when the descent first reaches it, so
         # queues in cohorts never visited are never primed (their first candidate not built).
         self._members: dict[QuotaNode, list[QuotaNode]] = {}
@@ -447,8 +452,10 @@ class _Heaps:
         tie: object
         if node.is_cluster_queue:
             self._pushes += 1
-            tie = self._pushes
+            tie = (1, self._pushes)
             heaps = self._queues
+            level = (parent, flag, share)
+            self._unkeyed[level] = self._unkeyed.get(level, 0) + 1
         else:
             pos = self._position.get(node)
             if pos is None:
@@ -471,11 +478,24 @@ class _Heaps:
                 break
             self._push(a)
 
-    def _top_queue(self, heap: list[_Item] | None) -> _Item | None:
-        """The most unfair current queue of ``heap``; among equal shares the one whose head
-        candidate comes first in ORD order (FS-ORD-4)."""
+    def _top_queue(self, cohort: QuotaNode) -> _Item | None:
+        """The most unfair current queue of ``cohort``'s heap; among equal shares the one whose
+        head candidate comes first in ORD order (FS-ORD-4).
+
+        A share level is resolved once: its items without a head key are popped with the rest
+        of the level, keyed by their head candidate and pushed back, so that later steps read
+        the answer off the top of the heap instead of popping and re-pushing the whole level
+        (which made a step cost O(queues of equal share): many, in wide cohorts).
+        """
+        heap = self._queues.get(cohort)
         item = self._top(heap, True)
         if item is None or heap is None:
+            return item
+        level = (cohort, item[0], item[1])
+        unkeyed = self._unkeyed.get(level, 0)
+        # A keyed top with no unkeyed item at its level is the answer; so is an unkeyed top
+        # alone at its level (keyed items of an equal share would sort before it).
+        if unkeyed == (0 if item[2][0] == 0 else 1):
             return item
         group = [heapq.heappop(heap)]
         while True:
@@ -483,12 +503,13 @@ class _Heaps:
             if nxt is None or nxt[0] != item[0] or nxt[1] != item[1]:
                 break
             group.append(heapq.heappop(heap))
-        for it in group:
-            heapq.heappush(heap, it)
-        if len(group) == 1:
-            return item
         queues = self._o._queues
-        return min(group, key=lambda it: queues[it[4]].head().key)
+        for it in group:
+            if it[2][0] == 1:
+                self._unkeyed[level] -= 1
+                it = (it[0], it[1], (0, queues[it[4]].head().key), it[3], it[4], it[5])
+            heapq.heappush(heap, it)
+        return heap[0]
 
     def _top(self, heap: list[_Item] | None, is_queue: bool) -> _Item | None:
         """The most unfair current item of ``heap``, pruning what FS-ORD-6 prunes."""
@@ -499,12 +520,12 @@ class _Heaps:
             item = heap[0]
             node, d = item[4], item[5]
             if item[3] != stamp[node] or node in pruned:
-                heapq.heappop(heap)
+                self._discard(heap, is_queue)
                 continue
             if is_queue:
                 if (not d.borrowing and node is not o._preemptor) or not o._queues.get(node):
                     pruned.add(node)
-                    heapq.heappop(heap)
+                    self._discard(heap, is_queue)
                     continue
             elif not d.borrowing and node not in o._ancestors:
                 pruned.add(node)
@@ -513,6 +534,14 @@ class _Heaps:
             return item
         return None
 
+    def _discard(self, heap: list[_Item], is_queue: bool) -> None:
+        """Pop ``heap``'s top item for good, keeping the count of unkeyed queue items."""
+        item = heapq.heappop(heap)
+        if is_queue and item[2][0] == 1:
+            parent = item[4].parent
+            assert parent is not None
+            self._unkeyed[(parent, item[0], item[1])] -= 1
+
     def next_target(self, cohort: QuotaNode) -> QuotaNode | None:
         node = cohort
         while True:
@@ -520,7 +549,7 @@ class _Heaps:
             if members:
                 for q in members:
                     self._push(q)
-            best_q = self._top_queue(self._queues.get(node))
+            best_q = self._top_queue(node)
             best_k = self._top(self._cohorts.get(node), False)
             if best_q is None and best_k is None:
                 self._o._pruned.add(node)

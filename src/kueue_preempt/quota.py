@@ -56,6 +56,26 @@ MAX_OBJECTS = 10_000_000
 
 Usage = Mapping[FlavorResource, int]
 
+_Link = tuple["QuotaNode", dict[FlavorResource, int], "int | None", int, bool]
+"""One node of a quota path for one FlavorResource: ``(node, node.usage, local quota or None,
+subtree quota, is the root)``."""
+_Step = tuple[int, dict[FlavorResource, int], "int | None", "int | None", int]
+"""A level that limits Q-9's headroom: ``(index on the path, usage map, borrowing limit or
+None, local quota or None, quota it stores for the cohort)``."""
+_QuotaPlan = tuple[tuple[_Link, ...], int, tuple[_Step, ...], bool]
+"""The static part of every quota walk from one node for one FlavorResource (issue 18): the
+path's links for Q-7's usage walk, the root's subtree quota, Q-9's limiting levels top
+down, and whether every static number is :data:`_SMALL`. With it a walk reads one usage entry
+per level instead of three or four quota maps (each lookup hashes the FlavorResource), which
+is what made deeper trees cost more."""
+
+_SMALL = 2**50
+"""Below this magnitude, and along a path of at most :data:`_SMALL_DEPTH` nodes, no sum or
+difference of the quota walks can come near the int64 bounds, so Q-2's saturating
+``amount_add``/``amount_sub`` equal plain ``+``/``-`` (and no value is the UNLIMITED
+sentinel): the walks use plain arithmetic then, and the saturating functions otherwise."""
+_SMALL_DEPTH = 64
+
 
 class QuotaNode:
     """A ClusterQueue or cohort in the tree, with its derived quota and live usage.
@@ -88,6 +108,7 @@ class QuotaNode:
         "unreserved",
         "over_children",
         "over_queues",
+        "plans",
     )
 
     def __init__(self, name: str, is_cluster_queue: bool) -> None:
@@ -115,6 +136,9 @@ class QuotaNode:
         self.unreserved: dict[str, Workload] = {}
         self.over_children: dict[FlavorResource, set[QuotaNode]] = {}
         self.over_queues: dict[FlavorResource, set[QuotaNode]] = {}
+        # Per FlavorResource, the static quota numbers of this node's path (see _QuotaPlan),
+        # built on first use: quotas never change after the snapshot is built.
+        self.plans: dict[FlavorResource, _QuotaPlan] = {}
 
     @property
     def kind(self) -> str:
@@ -613,29 +637,59 @@ class Snapshot:
             return 0
         return max(0, amount_sub(lq, node.usage.get(fr, 0)))
 
+    @staticmethod
+    def _plan(node: QuotaNode, fr: FlavorResource) -> _QuotaPlan:
+        """Build and cache ``node``'s :data:`_QuotaPlan` for ``fr`` (O(depth), once)."""
+        path = node.path
+        links = tuple(
+            (n, n.usage, n.local_quota.get(fr), n.subtree_quota.get(fr, 0), n.parent is None) for n in path
+        )
+        steps: list[_Step] = []
+        for i in range(len(path) - 2, -1, -1):  # top down, the root excluded (Q-9)
+            n = path[i]
+            bl = n.borrowing_limit.get(fr)
+            lq = n.local_quota.get(fr)
+            if bl is None and lq is None:
+                continue  # this level neither limits nor adds headroom
+            sq = n.subtree_quota.get(fr, 0)
+            steps.append((i, n.usage, bl, lq, sq if lq is None else amount_sub(sq, lq)))
+        root_quota = path[-1].subtree_quota.get(fr, 0)
+        numbers = [root_quota] + [x for _, _, lq, sq, _ in links for x in (lq, sq) if x is not None]
+        numbers += [x for _, _, bl, lq, stored in steps for x in (bl, lq, stored) if x is not None]
+        small = len(path) <= _SMALL_DEPTH and all(-_SMALL < x < _SMALL for x in numbers)
+        plan = (links, root_quota, tuple(steps), small)
+        node.plans[fr] = plan
+        return plan
+
     def available(self, node: QuotaNode, fr: FlavorResource, usages: list[int] | None = None) -> int:
         """Q-9: headroom for ``fr`` at ``node``, clamped at 0. O(depth).
 
         ``usages``: the usage of ``fr`` of every node on ``node.path`` to use instead of the
         live ones (see :meth:`fits_without`).
         """
-        path = node.path
-        root = path[-1]
-        a = amount_sub(root.subtree_quota.get(fr, 0), root.usage.get(fr, 0) if usages is None else usages[-1])
-        for i in range(len(path) - 2, -1, -1):
-            n = path[i]
-            bl = n.borrowing_limit.get(fr)
-            lq = n.local_quota.get(fr)
-            if bl is None and lq is None:
-                continue
-            u = n.usage.get(fr, 0) if usages is None else usages[i]
+        links, root_quota, steps, small = node.plans.get(fr) or self._plan(node, fr)
+        u = links[-1][1].get(fr, 0) if usages is None else usages[-1]
+        if small and -_SMALL < u < _SMALL:
+            # The same formula in plain arithmetic (see _SMALL); any large usage falls back.
+            a = root_quota - u
+            for i, usage, bl, lq, stored in steps:
+                u = usage.get(fr, 0) if usages is None else usages[i]
+                if not -_SMALL < u < _SMALL:
+                    break
+                if bl is not None:
+                    used = (u if u > 0 else 0) if lq is None else (u - lq if u > lq else 0)
+                    limit = stored - used + bl
+                    if limit < a:
+                        a = limit
+                if lq is not None and lq > u:
+                    a += lq - u
+            else:
+                return a if a > 0 else 0
+        a = amount_sub(root_quota, links[-1][1].get(fr, 0) if usages is None else usages[-1])
+        for i, usage, bl, lq, stored in steps:
+            u = usage.get(fr, 0) if usages is None else usages[i]
             if bl is not None:
-                if lq is None:
-                    stored = n.subtree_quota.get(fr, 0)
-                    used = max(0, u)
-                else:
-                    stored = amount_sub(n.subtree_quota.get(fr, 0), lq)
-                    used = max(0, amount_sub(u, lq))
+                used = max(0, u) if lq is None else max(0, amount_sub(u, lq))
                 a = min(a, amount_add(amount_sub(stored, used), bl))
             if lq is not None:  # Q-8's local headroom, inlined: this runs for every fit test
                 a = amount_add(max(0, amount_sub(lq, u)), a)
@@ -738,16 +792,6 @@ class Snapshot:
 
     # ------------------------------------------------------------------ mutation (DM-11, Q-7)
 
-    def _set(self, node: QuotaNode, fr: FlavorResource, old: int | None, value: int) -> None:
-        """Write ``node``'s usage of ``fr`` (``old`` is the current value, None if unset),
-        journaled, keeping the over-quota sets in step. O(1)."""
-        if self._journal is not None:
-            self._journal.append(("usage", node, fr, old))
-        node.usage[fr] = value
-        sq = node.subtree_quota.get(fr, 0)
-        if ((old or 0) > sq) is not (value > sq):
-            self._mark_over(node, fr, value > sq)
-
     def _track_np(self, node: QuotaNode, workload: Workload, sign: int) -> None:
         """NP-5: keep the ClusterQueue's non-preemptible usage in step with its workloads."""
         if not self.is_non_preemptible(workload):
@@ -755,37 +799,67 @@ class Snapshot:
         npu = node.np_usage
         for fr, v in workload.usage.items():
             if self._journal is not None:
-                self._journal.append(("np", node, fr, npu.get(fr)))
+                self._journal.append(("np", node, fr, npu.get(fr), None))
             npu[fr] = amount_add(npu.get(fr, 0), v) if sign > 0 else amount_sub(npu.get(fr, 0), v)
 
     def add_usage(self, cq: QuotaNode, usage: Usage) -> None:
-        """Add ``usage`` to ``cq`` and propagate what exceeds local headroom upward (Q-7)."""
+        """Add ``usage`` to ``cq`` and propagate what exceeds local headroom upward (Q-7).
+
+        Walks the path's plan (the inner loop of every removal and fill-back step). Each write
+        is journaled with the old value and whether it crossed the subtree quota, and updates
+        the over-quota sets when it does."""
+        journal, plans = self._journal, cq.plans
         for fr, v in usage.items():
-            node: QuotaNode | None = cq
-            while node is not None:
-                old = node.usage.get(fr)
+            links, _, _, small = plans.get(fr) or self._plan(cq, fr)
+            small = small and -_SMALL < v < _SMALL  # v only shrinks on the way up
+            for node, node_usage, lq, sq, is_root in links:
+                old = node_usage.get(fr)
                 used = old or 0
-                lq = node.local_quota.get(fr)
-                la = 0 if lq is None else max(0, amount_sub(lq, used))  # Q-8
-                self._set(node, fr, old, amount_add(used, v))
-                if node.parent is None or v <= la:
+                if small and -_SMALL < used < _SMALL:  # plain arithmetic, see _SMALL
+                    la = 0 if lq is None or lq <= used else lq - used  # Q-8
+                    value = used + v
+                else:
+                    la = 0 if lq is None else max(0, amount_sub(lq, used))  # Q-8
+                    value = amount_add(used, v)
+                node_usage[fr] = value
+                crossed = (used > sq) is not (value > sq)
+                if crossed:
+                    self._mark_over(node, fr, value > sq)
+                if journal is not None:
+                    journal.append(("usage", node, fr, old, crossed))
+                if is_root or v <= la:
                     break
-                v = amount_sub(v, la)
-                node = node.parent
+                v = v - la if small else amount_sub(v, la)
 
     def remove_usage(self, cq: QuotaNode, usage: Usage) -> None:
-        """Remove ``usage`` from ``cq`` and from the ancestors that counted it (Q-7)."""
+        """Remove ``usage`` from ``cq`` and from the ancestors that counted it (Q-7).
+
+        Walks the path's plan, as :meth:`add_usage` does."""
+        journal, plans = self._journal, cq.plans
         for fr, v in usage.items():
-            node: QuotaNode | None = cq
-            while node is not None:
-                old = node.usage.get(fr)
+            links, _, _, small = plans.get(fr) or self._plan(cq, fr)
+            small = small and -_SMALL < v < _SMALL  # v only shrinks on the way up
+            for node, node_usage, lq, sq, is_root in links:
+                old = node_usage.get(fr)
                 used = old or 0
-                stored = amount_sub(used, node.local_quota.get(fr, 0))
-                self._set(node, fr, old, amount_sub(used, v))
-                if node.parent is None or stored <= 0:
+                plain = small and -_SMALL < used < _SMALL  # plain arithmetic, see _SMALL
+                value = used - v if plain else amount_sub(used, v)
+                node_usage[fr] = value
+                crossed = (used > sq) is not (value > sq)
+                if crossed:
+                    self._mark_over(node, fr, value > sq)
+                if journal is not None:
+                    journal.append(("usage", node, fr, old, crossed))
+                if is_root:
                     break
-                v = min(v, stored)
-                node = node.parent
+                if lq is None:
+                    stored = used
+                else:
+                    stored = used - lq if plain else amount_sub(used, lq)
+                if stored <= 0:
+                    break
+                if stored < v:  # v = min(v, stored), without the call
+                    v = stored
 
     def add_workload(self, workload: Workload) -> None:
         """Insert ``workload`` into its ClusterQueue and add its usage (DM-11)."""
@@ -798,7 +872,7 @@ class Snapshot:
         node.workloads[key] = workload
         entry = self._enter(node, key, workload)
         if self._journal is not None:
-            self._journal.append(("add", node, workload, None))
+            self._journal.append(("add", node, workload, None, None))
             self._index_valid = False
         elif self._index is not None and entry is not None:
             self._index.add(entry)
@@ -821,7 +895,7 @@ class Snapshot:
             )
         entry = self._leave(node, key, stored)
         if self._journal is not None:
-            self._journal.append(("remove", node, stored, None))
+            self._journal.append(("remove", node, stored, None, None))
             self._index_valid = False
         elif self._index is not None and entry is not None:
             self._index.remove(entry)
@@ -850,13 +924,14 @@ class Snapshot:
         assert journal is not None
         self._journal = None
         self._index_valid = index_valid
-        for op, node, x, old in reversed(journal):
+        # Undone in exact reverse order, so when a usage entry is undone the value in place is
+        # the one it wrote: the over-quota sets flip back exactly when the write crossed the
+        # quota (recorded), with no lookup of the current value or the quota.
+        for op, node, x, old, crossed in reversed(journal):
             if op == "usage":
                 target = node.usage
-                sq = node.subtree_quota.get(x, 0)
-                was = target.get(x, 0) > sq
-                if was is not ((old or 0) > sq):
-                    self._mark_over(node, x, not was)
+                if crossed:
+                    self._mark_over(node, x, (old or 0) > node.subtree_quota.get(x, 0))
                 if old is None:
                     target.pop(x, None)
                 else:

@@ -344,6 +344,68 @@ class Cluster:
         for j, amount in load:
             used[j] += amount
 
+    def first_roomy_level(self, pods: Sequence[Pod], min_count: int, priorities: Sequence[int]) -> int:
+        """Index of the first of ``priorities`` (levels removed cumulatively from the current
+        state, as the KEP search does) at which a *necessary* condition for placing
+        ``min_count`` of ``pods`` under FIT-1 holds; ``len(priorities)`` if it holds at none.
+
+        The condition (issue 18, decision (perf-e)): every placed pod takes one ``pods`` slot
+        and at least the smallest request of the group in every resource, so a node with free
+        room ``f`` can hold at most ``min(f[col] // smallest[col])`` of them, and the nodes
+        together must reach ``min_count``. Levels below the returned index therefore fail any
+        placement that checks FIT-1 — without running one. Only meaningful for
+        :attr:`NodeFilter.RESOURCE_FIT`; other filters return 0 (no pruning). Costs one pass
+        over the nodes plus the levels' precomputed footprints, about one placement; the
+        cluster is not changed.
+        """
+        if self.node_filter is not NodeFilter.RESOURCE_FIT or min_count <= 0 or not self._nodes:
+            return 0
+        smallest: dict[int, int] = {}
+        known_pods = 0
+        for pod in pods:
+            demand, known = self._demand(pod)
+            if not known:
+                continue  # it fits no node (FIT-1): it can never count towards min_count
+            known_pods += 1
+            have = dict(demand)
+            for column in range(1, self._width):
+                amount = have.get(column, 0)
+                if amount < smallest.get(column, amount + 1):
+                    smallest[column] = amount
+        if known_pods < min_count:
+            return len(priorities)
+        # Column 0 (the pod count) always costs one slot; columns nobody requests cost nothing.
+        costs = ((0, 1),) + tuple((c, a) for c, a in sorted(smallest.items()) if a > 0)
+        width, alloc = self._width, self._alloc
+        free = [a - u for a, u in zip(alloc, self._used)]
+
+        def room(base: int) -> int:
+            best = min_count  # a node never needs to hold more than the whole quorum
+            for column, amount in costs:
+                n = free[base + column] // amount
+                if n < best:
+                    best = n if n > 0 else 0
+                    if best == 0:
+                        break
+            return best
+
+        counts = [room(i * width) for i in range(len(self._nodes))]
+        total = sum(counts)
+        if total >= min_count:
+            return 0
+        for level, priority in enumerate(priorities):
+            touched: set[int] = set()
+            for j, amount in self._level(priority)[1]:
+                free[j] += amount
+                touched.add(j // width)
+            for i in touched:
+                c = room(i * width)
+                total += c - counts[i]
+                counts[i] = c
+            if total >= min_count:
+                return level
+        return len(priorities)
+
     def is_removed(self, unit: PreemptionUnit) -> bool:
         return unit.key in self._removed
 

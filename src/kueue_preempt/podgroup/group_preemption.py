@@ -91,9 +91,11 @@ class SearchStrategy(str, enum.Enum):
     """How ``"kep"`` mode finds the level ``N``."""
 
     BINARY = "binary"
-    """The lowest level first, then bisection over the remaining distinct candidate
+    """The lowest possible level first, then bisection over the remaining distinct candidate
     priorities: at most 1 + ⌈log2(k)⌉ placements (the default, as spec §9.1 decides; the
-    first probe is issue 18's: most preemptors need only the lowest level)."""
+    first probe is issue 18's: most preemptors need only the lowest levels). With the default
+    placement under FIT-1, levels whose freed room cannot hold ``minCount`` pods are skipped
+    without a placement (decision (perf-e))."""
     EXPONENTIAL = "exponential"
     """Galloping search from the lowest level (levels 0, 1, 3, 7, ... until one succeeds,
     then bisection inside the last gap): O(log N) placements for the N-th level, at most
@@ -393,14 +395,17 @@ class _Run:
             return k, outcomes.get(k - 1)
         lo, hi = 0, k
         if search is SearchStrategy.BINARY and k > 1:
-            # Probe the lowest level first (issue 18): it is the cheapest placement (fewest
-            # units removed) and, for most preemptors, already enough, where a bisection would
-            # start in the middle and need about log2(k) placements to come back down. If it
-            # fails, bisect the rest: at most 1 + ceil(log2(k)) placements.
-            outcomes[0] = self._place_at(0, record=True)
-            if outcomes[0].succeeded:
-                return 0, outcomes[0]
-            lo = 1
+            # Probe the lowest level that can succeed first (issue 18, decisions (perf-a) and
+            # (perf-e)): it is the cheapest placement (fewest units removed) and, for most
+            # preemptors, already enough, where a bisection would start in the middle and need
+            # about log2(k) placements to come back down. Levels below it fail a capacity
+            # bound that every FIT-1 placement obeys, so they are skipped without a placement.
+            # If the first probe fails, bisect the rest: at most 1 + ceil(log2(k)) placements.
+            first = self._first_possible(k)
+            outcomes[first] = self._place_at(first, record=True)
+            if outcomes[first].succeeded:
+                return first, outcomes[first]
+            lo = first + 1
         if search is SearchStrategy.EXPONENTIAL:
             probe, stride = 0, 1
             while True:  # gallop until a level succeeds; every level below lo fails
@@ -420,6 +425,27 @@ class _Run:
             else:
                 lo = mid + 1
         return lo, outcomes.get(lo if lo < k else k - 1)
+
+    def _first_possible(self, k: int) -> int:
+        """The lowest level index that the capacity bound does not rule out (at most ``k - 1``,
+        so that a search that fails everywhere still ends with a real placement's outcome).
+
+        Only for the default placement: it places a pod only where FIT-1 says it fits, which
+        is what makes the bound a necessary condition. A caller's placement function may
+        place pods anywhere, so it gets no pruning (its levels are all probed as before).
+        """
+        if self.placement is not round_robin_first_fit:
+            return 0
+        priorities = [p for p, _ in self.levels]
+        first = min(k - 1, self.cluster.first_roomy_level(self.preemptor.pods, self.preemptor.min_count, priorities))
+        if first > 0 and self.trace is not None:
+            self.trace.add(
+                Verdict.INFO,
+                "FIT-2",
+                f"levels of priority <= {priorities[first - 1]} skipped without a placement: even with "
+                f"them removed, the nodes' free room cannot hold minCount {self.preemptor.min_count} pods",
+            )
+        return first
 
     def _place_at(self, index: int, *, record: bool) -> PlacementOutcome:
         self._set_level(index)
