@@ -23,7 +23,7 @@ equivalent immutable pair; tests check them equal to the pure path after every o
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Hashable, Iterable
+from typing import Hashable, Iterable, Mapping
 
 import attrs
 
@@ -344,7 +344,7 @@ class CycleState:
             return {}
         return self.snapshot.cluster_queue(cq).workloads
 
-    def _settle(self, before: dict[str, ClusterQueueQueue], heads: list[str], tried: dict[str, object]) -> bool:
+    def _settle(self, before: dict[str, ClusterQueueQueue], heads: list[str], tried: Mapping[str, object]) -> bool:
         """Drop empty queue entries (as the pure result does), fix the pending count and tell
         whether the queue memory changed (SC-T-3) — looking only at what a cycle touches."""
         changed = False
