@@ -5,7 +5,7 @@ Two runs, both through :func:`kueue_preempt.sim.perf_run.general_run` — the li
 scheduling cycle, incremental across cycles (:class:`kueue_preempt.cycle.CycleState`), with an
 ideal API (the dedicated ``kueue_perf`` simulator is not involved):
 
-* ``L-120``: the L tier's shape of ``perf_gen.py`` (10 cohorts x 100 ClusterQueues, nominal
+* ``L120``: the L tier's shape of ``perf_gen.py`` (10 cohorts x 100 ClusterQueues, nominal
   180 CPU, borrowing limit 900, preemption LowerPriority / reclaim Any, classes small/medium/
   large = 1/5/20 CPU at priorities 50/100/200 mixed 7:2:1) with 100 arrivals per ClusterQueue
   (100,000 in all) offered at about 120 % of every cohort's nominal quota: runtime 60 s, each
@@ -18,9 +18,9 @@ ideal API (the dedicated ``kueue_perf`` simulator is not involved):
 
 Usage::
 
-    python benchmarks/bench_sim.py [--runs L-120,large-scale] [--cqs 100] [--out benchmarks/results]
+    python benchmarks/bench_sim.py [--runs L120,large-scale] [--cqs 100] [--out benchmarks/results]
 
-``--cqs`` scales the ClusterQueues per cohort of L-120 (100 = the full tier). Writes
+``--cqs`` scales the ClusterQueues per cohort of L120 (100 = the full tier). Writes
 ``<out>/sim.json`` and ``<out>/sim.md``. Needs only the package (``PYTHONPATH=src``).
 Results: docs/performance.md, section Simulation.
 """
@@ -53,7 +53,7 @@ LOAD = 1.2
 
 
 def l_tier_text(cohorts: int = 10, cqs: int = 100) -> str:
-    """The L-120 generator file: every class arrives at its share (7:2:1) of a CQ rate that
+    """The L120 generator file: every class arrives at its share (7:2:1) of a CQ rate that
     keeps LOAD x NOMINAL CPU in demand (rate x runtime x mean request)."""
     rate = LOAD * NOMINAL / (RUNTIME_S * MEAN_REQUEST)  # workloads per second per CQ
     total = sum(n for *_, n in CLASSES)
@@ -142,19 +142,19 @@ def measure(name: str, built: BuiltScenario) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", default="L-120,large-scale")
-    parser.add_argument("--cqs", type=int, default=100, help="ClusterQueues per cohort of L-120 (100 = full tier)")
+    parser.add_argument("--runs", default="L120,large-scale")
+    parser.add_argument("--cqs", type=int, default=100, help="ClusterQueues per cohort of L120 (100 = full tier)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     args = parser.parse_args()
     rows = []
     for name in args.runs.split(","):
-        if name == "L-120":
+        if name == "L120":
             built = build_scenario(parse_scenario(l_tier_text(cqs=args.cqs)))
         elif name == "large-scale":
             built = build_scenario(load_scenario(LARGE_SCALE))
         else:
             raise SystemExit(f"unknown run {name!r}")
-        row = measure(name if args.cqs == 100 or name != "L-120" else f"L-120/{args.cqs}", built)
+        row = measure(name if args.cqs == 100 or name != "L120" else f"L120/{args.cqs}", built)
         print(json.dumps(row), flush=True)
         rows.append(row)
     out = Path(args.out)

@@ -904,7 +904,7 @@ def schedule_cycle(
 def _process_heads(
     cy: _Cycle, heads: list[Entry], snapshot: Snapshot, config: CycleConfig
 ) -> tuple[list[Entry], list[Entry], dict[str, str | None]]:
-    """SC-CY-3..7 on popped heads: check and nominate, process in entry order (classic or
+    """SC-CY-2 heads, then SC-CY-4..SC-CY-7: check and nominate, process in entry order (classic or
     the fair-sharing tournament), requeue. Returns (processing order, rejected, where each
     non-admitted head waits). Shared by :func:`schedule_cycle` and the incremental state."""
     nominated: list[Entry] = []
