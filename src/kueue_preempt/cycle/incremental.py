@@ -116,6 +116,8 @@ class CycleState:
         self.number = queues.cycle
         self.snapshot: Snapshot = _snapshot(self.c, config)
         self._order_keys: dict[str, tuple[int, int, str, str]] = {}
+        self._shapes: dict[str, Hashable] = {}
+        self._ns_matches: dict[tuple[str, str], bool] = {}
         # Queue-map entries that may have become empty since the last cycle: a cycle drops
         # every empty entry (as the pure path's result does) and that counts as a change.
         self._maybe_empty: set[str] = {k for k, v in self.qmap.items() if v == _EMPTY}
@@ -189,6 +191,7 @@ class CycleState:
         self.statuses.pop(key, None)
         self.progress.pop(key, None)
         self._order_keys.pop(key, None)
+        self._shapes.pop(key, None)
         if w is None:
             return
         self._sync(w, None)
@@ -276,6 +279,7 @@ class CycleState:
         old = self.workloads[workload.key]
         self.workloads[workload.key] = workload
         self._order_keys.pop(workload.key, None)
+        self._shapes.pop(workload.key, None)
         self._sync(old, workload)
         return old
 
@@ -301,6 +305,7 @@ class CycleState:
             config=self.config,
             now=now,
             order_keys=self._order_keys,
+            shapes=self._shapes,
         )
         heads = cy.pop_heads()
         if not heads:  # SC-CY-1: no head, no cycle (and nothing popped)
@@ -378,8 +383,13 @@ class CycleState:
         return at is None or now >= at
 
     def _namespace_matches(self, w: Workload, cq: str) -> bool:
-        labels = self.c.namespace_labels(w.namespace)
-        return labels is not None and selects(self._static.settings(cq).namespace_selector, dict(labels))
+        """Namespaces, labels and selectors are fixed for the life of the state: cached."""
+        known = self._ns_matches.get((w.namespace, cq))
+        if known is None:
+            labels = self.c.namespace_labels(w.namespace)
+            known = labels is not None and selects(self._static.settings(cq).namespace_selector, dict(labels))
+            self._ns_matches[(w.namespace, cq)] = known
+        return known
 
     def _root(self, cq: str) -> str | None:
         parents = self._parents()

@@ -379,6 +379,7 @@ class _Cycle:
         config: CycleConfig,
         now: datetime,
         order_keys: dict[str, tuple[int, int, str, str]] | None = None,
+        shapes: dict[str, Hashable] | None = None,
     ) -> None:
         self.c = c
         self.config = config
@@ -390,6 +391,7 @@ class _Cycle:
         self.statuses = statuses
         self.generations = generations
         self.order_keys: dict[str, tuple[int, int, str, str]] = {} if order_keys is None else order_keys
+        self.shapes: dict[str, Hashable] = {} if shapes is None else shapes
         self.before_queues: dict[str, ClusterQueueQueue] = {}
         self.changed: set[str] = set()
         self.events: list[Event] = []
@@ -607,6 +609,7 @@ class _Cycle:
     def _set_workload(self, w: Workload) -> None:
         self.workloads[w.key] = w
         self.order_keys.pop(w.key, None)  # SC-QO-1's key may read the new conditions
+        self.shapes.pop(w.key, None)
         self.changed.add(w.key)
 
     def _issue(self, e: Entry, nom: Nomination) -> None:
@@ -742,10 +745,17 @@ class _Cycle:
 
     def _bulk_move(self, q: ClusterQueueQueue, shape: Hashable) -> ClusterQueueQueue:
         """SC-RQ-8: park every active workload with the failed head's shape."""
-        same = frozenset(k for k in q.active if k in self.workloads and shape_hash(self.workloads[k], self.config) == shape)
+        same = frozenset(k for k in q.active if k in self.workloads and self._shape(k) == shape)
         return attrs.evolve(
             q, active=q.active - same, inadmissible=q.inadmissible | same, failed_hashes=q.failed_hashes | {shape}
         )
+
+    def _shape(self, key: str) -> Hashable:
+        """SC-RQ-8's hash of a workload, cached per key until its object is replaced."""
+        shape = self.shapes.get(key)
+        if shape is None:
+            shape = self.shapes[key] = shape_hash(self.workloads[key], self.config)
+        return shape
 
     def _backoff_expired(self, w: Workload) -> bool:
         """SC-RQ-2."""
