@@ -521,7 +521,6 @@ class _Cycle:
         if self.config.recompute_on_targets_overlap and self._overlaps(nom.targets):
             nom = self._recompute(e, nom, snapshot)
             e.nomination = nom
-        fits = self._fits(snapshot, cq, nom.usage, nom.targets)
         if nom.mode is Mode.NO_FIT:
             self._pending(e, RequeueReason.NO_FIT, Outcome.NO_FIT, nom.no_fit_reason, nom.message)
             return
@@ -538,7 +537,9 @@ class _Cycle:
             self._skip(e, MSG_OVERLAPPING)
             self.skips[cq] = self.skips.get(cq, 0) + 1
             return
-        if not fits:
+        # Checked only here: the what-if removal of P ∪ T is the costliest step of processing
+        # and has no effect on the branches above (the snapshot is restored, SC-PE-1).
+        if not self._fits(snapshot, cq, nom.usage, nom.targets):
             self._skip(e, MSG_NO_LONGER_FITS)
             if nom.mode is Mode.PREEMPT:
                 self.skips[cq] = self.skips.get(cq, 0) + 1
