@@ -398,6 +398,10 @@ class _Cycle:
         self.skips: dict[str, int] = {}
         self.recomputations: dict[tuple[str, str], int] = {}
         self.preempted: dict[str, Workload] = {}  # P, by key
+        # P again, grouped by the root of the victim's quota tree: a fit check only removes
+        # the victims of its own tree, and a cycle over many cohorts must not scan all of P
+        # for every head.
+        self.preempted_by_root: dict[int, dict[str, Workload]] = {}
         self.bumped: set[str] = set()
 
     # ------------------------------------------------------------------ heads and nomination
@@ -496,11 +500,11 @@ class _Cycle:
 
     def _fits(self, snapshot: Snapshot, cq: str, usage: Mapping[FlavorResource, int], targets: Iterable[Target]) -> bool:
         """Q-14 on the snapshot with the usage of P ∪ T removed, each victim once (SC-PE-1)."""
-        victims = dict(self.preempted)
-        for t in targets:
-            victims.setdefault(t.workload.key, t.workload)
         node = snapshot.cluster_queue(cq)
         root = node.root
+        victims = dict(self.preempted_by_root.get(id(root), {}))
+        for t in targets:
+            victims.setdefault(t.workload.key, t.workload)
         with snapshot.preserved():
             for w in victims.values():
                 # Only victims of the same quota tree change what is available to ``cq``.
@@ -546,6 +550,9 @@ class _Cycle:
             return
         for t in nom.targets:
             self.preempted[t.workload.key] = t.workload
+            if snapshot.has_cluster_queue(t.workload.cluster_queue):
+                victim_root = snapshot.cluster_queue(t.workload.cluster_queue).root
+                self.preempted_by_root.setdefault(id(victim_root), {})[t.workload.key] = t.workload
         snapshot.add_usage(snapshot.cluster_queue(cq), nom.usage)
         if nom.mode is Mode.PREEMPT:
             self._issue(e, nom)
