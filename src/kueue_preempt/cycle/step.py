@@ -501,6 +501,10 @@ class _Cycle:
     def _fits(self, snapshot: Snapshot, cq: str, usage: Mapping[FlavorResource, int], targets: Iterable[Target]) -> bool:
         """Q-14 on the snapshot with the usage of P ∪ T removed, each victim once (SC-PE-1)."""
         node = snapshot.cluster_queue(cq)
+        # Removing workloads only lowers usages, and every headroom (Q-9) is non-increasing
+        # in usage: what fits with nothing removed fits with P ∪ T removed.
+        if snapshot.fits(node, usage, allow_borrowing=True):
+            return True
         root = node.root
         victims = dict(self.preempted_by_root.get(id(root), {}))
         for t in targets:
@@ -569,10 +573,16 @@ class _Cycle:
             e.progress = None  # SC-FR-5
 
     def _recompute(self, e: Entry, nom: Nomination, snapshot: Snapshot) -> Nomination:
-        """SC-PE-3: this cycle's victims removed, flavors pinned, scan from the start."""
+        """SC-PE-3: this cycle's victims removed, flavors pinned, scan from the start.
+
+        Only the victims of the head's own quota tree are removed: a nomination reads nothing
+        outside that tree (quota, candidates and shares are per tree), and a cycle over many
+        cohorts must not undo every other tree's victims for each recomputation.
+        """
+        root = snapshot.cluster_queue(e.cluster_queue).root
         with snapshot.preserved():
-            for w in self.preempted.values():
-                if snapshot.has_cluster_queue(w.cluster_queue) and w.key in snapshot.cluster_queue(w.cluster_queue).workloads:
+            for w in self.preempted_by_root.get(id(root), {}).values():
+                if w.key in snapshot.cluster_queue(w.cluster_queue).workloads:
                     snapshot.remove_workload(w)
             new = nominate(
                 e.workload, e.cluster_queue, snapshot, self.c.flavors, self.config, self.now, progress=None, pins=nom.pins
