@@ -86,12 +86,12 @@ def test_the_booster_writes_the_annotation_and_the_cost_controller_the_cost() ->
     scheduler = CycleScheduler(STATE, with_policy(CycleConfig(), PolicySettings(boost=NAIVE, cost_base=5)))
     arrivals = resolve_arrivals(FILE, DUMP)
     run_simulation(scheduler, DUMP, arrivals, controllers=[BoostController(NAIVE), CostController(5)], options=SimulationOptions(until=11))
-    w = scheduler._by_key["team-a/w"]
+    w = scheduler.state.workloads["team-a/w"]
     assert w.annotations.get(BOOST_ANNOTATION) == "100"
     assert w.preemption_cost == Decimal(6)  # COST-6: base 5 + one preemption
     # h1 was preempted by w in the cycles at 11, after the controllers ran: no boost yet, and
     # with boost 0 the annotation is not written at all (BOOST-4).
-    h1 = scheduler._by_key["team-a/h1"]
+    h1 = scheduler.state.workloads["team-a/h1"]
     assert BOOST_ANNOTATION not in h1.annotations and h1.evictions[0].count == 1
 
 

@@ -13,6 +13,7 @@ queue state after the cycle. Modules, one concept each:
 * ``step`` — the cycle itself (SC-CY-*, SC-PE-*, SC-AD-*, SC-PR-*, SC-RQ-*);
 * ``status`` / ``validation`` — messages, conditions, events (SC-MSG-*, SC-EVT-1, SC-NOM-3);
 * ``transitions`` — between cycles: notify, release, deletion (SC-IN-*, SC-EV-*);
+* ``incremental`` — the same cycle over state carried between cycles (the simulator's);
 * ``run`` — cycles until stable with victims released between them (SC-SIM-2, SC-T-3).
 """
 
@@ -31,6 +32,7 @@ from .cluster import (
 )
 from .config import CycleConfig
 from .entry import Mode, Nomination, Outcome
+from .incremental import CycleState, StepResult
 from .order import classic_entry_order
 from .queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
 from .run import CycleRun, run_cycles, stability_cap
@@ -46,6 +48,7 @@ __all__ = [
     "CycleConfig",
     "CycleResult",
     "CycleRun",
+    "CycleState",
     "Event",
     "HeadResult",
     "LabelSelectorRequirement",
@@ -62,6 +65,7 @@ __all__ = [
     "QueueingStrategy",
     "RequeueReason",
     "ScanProgress",
+    "StepResult",
     "StopPolicy",
     "WorkloadStatus",
     "classic_entry_order",

@@ -32,7 +32,7 @@ from ..policy import queue_order_timestamp
 from ..priority import effective_priority, priority_info
 from ..quantity import UNLIMITED
 from ..quota import Snapshot
-from .cluster import ClusterState, QueueingStrategy, StopPolicy
+from .cluster import ClusterState, QueueingStrategy, StopPolicy, WorkloadStatus
 from .config import CycleConfig
 from .entry import Entry, Mode, Nomination, Outcome
 from .nominate import nominate
@@ -61,6 +61,8 @@ __all__ = [
     "shape_hash",
     "queue_of",
 ]
+
+_NO_STATUS = WorkloadStatus()
 
 _IMMEDIATE = {
     QueueingStrategy.STRICT_FIFO: frozenset(r for r in RequeueReason if r is not RequeueReason.NAMESPACE_MISMATCH),
@@ -144,15 +146,30 @@ class CycleResult:
 
 
 class _Cluster:
-    """Read-only indexes over a :class:`ClusterState` (built once per cycle)."""
+    """Read-only indexes over a :class:`ClusterState` (built once per cycle).
 
-    def __init__(self, cluster: ClusterState) -> None:
+    The incremental :class:`~kueue_preempt.cycle.incremental.CycleState` builds one for the
+    static objects only and hands in its own live ``workloads``/``statuses`` dicts, so that
+    nothing proportional to the number of workloads is rebuilt per cycle.
+    """
+
+    def __init__(
+        self,
+        cluster: ClusterState,
+        *,
+        workloads: dict[str, Workload] | None = None,
+        statuses: Mapping[str, WorkloadStatus] | None = None,
+    ) -> None:
         self.state = cluster
-        self.workloads: dict[str, Workload] = {}
-        for w in cluster.workloads:
-            if w.key in self.workloads:
-                raise InvalidModel(f"Workload {w.key}", "name", "duplicate workload key")
-            self.workloads[w.key] = w
+        if workloads is None:
+            workloads = {}
+            for w in cluster.workloads:
+                if w.key in workloads:
+                    raise InvalidModel(f"Workload {w.key}", "name", "duplicate workload key")
+                workloads[w.key] = w
+        self.workloads: dict[str, Workload] = workloads
+        self.statuses: Mapping[str, WorkloadStatus] = cluster.statuses if statuses is None else statuses
+        self._gives: dict[str, bool] = {}
         self.cqs: dict[str, ClusterQueue] = {cq.name: cq for cq in cluster.cluster_queues}
         self.lqs = {lq.key: lq for lq in cluster.local_queues}
         self.namespaces = {ns.name: ns for ns in cluster.namespaces}
@@ -164,6 +181,9 @@ class _Cluster:
             self.flavors = {n: ResourceFlavor(n) for n in sorted(names)}
         self.cyclic = _cyclic_cohorts(cluster.cohorts)
 
+    def status(self, key: str) -> WorkloadStatus:
+        return self.statuses.get(key) or _NO_STATUS
+
     def namespace_labels(self, name: str) -> Mapping[str, str] | None:
         if not self.state.namespaces:
             return {}
@@ -172,6 +192,12 @@ class _Cluster:
 
     def gives_heads(self, cq: str) -> bool:
         """SC-ST-4: stopPolicy None and every flavor it names exists."""
+        known = self._gives.get(cq)
+        if known is None:
+            known = self._gives[cq] = self._compute_gives_heads(cq)
+        return known
+
+    def _compute_gives_heads(self, cq: str) -> bool:
         spec = self.cqs.get(cq)
         if spec is None or self.state.settings(cq).stop_policy is not StopPolicy.NONE:
             return False
@@ -219,14 +245,14 @@ def _finished(w: Workload) -> bool:
 
 def _charged(c: _Cluster, w: Workload) -> bool:
     """SC-ST-6 / DM-7: holds a reservation, active and not finished."""
-    return bool(w.cluster_queue) and c.state.status(w.key).active and not _finished(w)
+    return bool(w.cluster_queue) and c.status(w.key).active and not _finished(w)
 
 
 def _queueable(c: _Cluster, w: Workload) -> bool:
     """SC-ST-2 (the parts the model carries): not charged, active, not finished."""
     if w.cluster_queue:
         return False
-    return c.state.status(w.key).active and not _finished(w)
+    return c.status(w.key).active and not _finished(w)
 
 
 def shape_hash(workload: Workload, config: CycleConfig) -> Hashable:
@@ -287,16 +313,17 @@ def initial_queue_state(cluster: ClusterState, config: CycleConfig = CycleConfig
 # ----------------------------------------------------------------------------- the cycle
 
 
-def _queue_key(c: _Cluster, key: str, q: ClusterQueueQueue, config: CycleConfig) -> tuple[int, int, int, str, str]:
-    """SC-QO-1 (AFS criterion not modelled): sticky preemptor, EP, QOT, uid, key."""
-    w = c.workloads[key]
-    sticky = q.preemptor is not None and q.preemptor.sticky and q.preemptor.key == key
+def _order_key(w: Workload, config: CycleConfig) -> tuple[int, int, str, str]:
+    """SC-QO-1 after the sticky-preemptor criterion (AFS not modelled): EP, QOT, uid, key.
+
+    It depends only on the workload object and the configuration, so the incremental state
+    caches it per key until the object changes.
+    """
     return (
-        0 if sticky else 1,
         -effective_priority(w, boost_enabled=config.preemption.priority_boost),
         micros(queue_order_timestamp(w, config.preemption)),
         w.uid,
-        key,
+        w.key,
     )
 
 
@@ -309,7 +336,7 @@ def _snapshot(c: _Cluster, config: CycleConfig) -> Snapshot:
     cqs = [cq for cq in c.state.cluster_queues if not c.in_cohort_cycle(cq.name)]
     names = {cq.name for cq in cqs}
     cohorts = [co for co in c.state.cohorts if co.name not in c.cyclic]
-    charged = [w for w in c.state.workloads if w.cluster_queue in names and _charged(c, w)]
+    charged = [w for w in c.workloads.values() if w.cluster_queue in names and _charged(c, w)]
     snapshot = Snapshot(cqs, cohorts, charged, priority_classes=c.state.priority_classes)
     # Every nomination asks get_targets (and the FA-6 oracle, once per flavor-resource) for
     # candidates; the sorted candidate index answers those without sorting every workload of
@@ -330,50 +357,95 @@ def _outdated(progress: ScanProgress, shape: Hashable, cycle: int, generation: i
 
 
 class _Cycle:
-    """The mutable bookkeeping of one cycle (SC-CY-6); discarded when the cycle ends."""
+    """The mutable bookkeeping of one cycle (SC-CY-6).
 
-    def __init__(self, cluster: ClusterState, queues: QueueState, config: CycleConfig, now: datetime) -> None:
-        self.c = _Cluster(cluster)
-        self.queues = queues
+    :func:`schedule_cycle` hands it private copies of the queue memory and the workloads,
+    discarded when the cycle ends; the incremental
+    :class:`~kueue_preempt.cycle.incremental.CycleState` hands it its own live dicts, which
+    the cycle then updates in place (``workloads`` may then be ``c.workloads`` itself: every
+    read of the pre-cycle objects happens in :meth:`pop_heads`, before any write).
+    """
+
+    def __init__(
+        self,
+        c: _Cluster,
+        *,
+        qmap: dict[str, ClusterQueueQueue],
+        progress: dict[str, ScanProgress],
+        workloads: dict[str, Workload],
+        statuses: dict[str, WorkloadStatus],
+        generations: dict[str, int],
+        number: int,
+        config: CycleConfig,
+        now: datetime,
+        order_keys: dict[str, tuple[int, int, str, str]] | None = None,
+        shapes: dict[str, Hashable] | None = None,
+    ) -> None:
+        self.c = c
         self.config = config
         self.now = now
-        self.number = queues.cycle + 1
-        self.qmap: dict[str, ClusterQueueQueue] = dict(queues.queues)
-        self.progress: dict[str, ScanProgress] = dict(queues.scan_progress)
-        self.workloads: dict[str, Workload] = dict(self.c.workloads)
-        self.statuses = dict(cluster.statuses)
+        self.number = number
+        self.qmap = qmap
+        self.progress = progress
+        self.workloads = workloads
+        self.statuses = statuses
+        self.generations = generations
+        self.order_keys: dict[str, tuple[int, int, str, str]] = {} if order_keys is None else order_keys
+        self.shapes: dict[str, Hashable] = {} if shapes is None else shapes
+        self.before_queues: dict[str, ClusterQueueQueue] = {}
         self.changed: set[str] = set()
         self.events: list[Event] = []
         self.skips: dict[str, int] = {}
         self.recomputations: dict[tuple[str, str], int] = {}
         self.preempted: dict[str, Workload] = {}  # P, by key
+        # P again, grouped by the root of the victim's quota tree: a fit check only removes
+        # the victims of its own tree, and a cycle over many cohorts must not scan all of P
+        # for every head.
+        self.preempted_by_root: dict[int, dict[str, Workload]] = {}
         self.bumped: set[str] = set()
 
     # ------------------------------------------------------------------ heads and nomination
 
     def pop_heads(self) -> list[Entry]:
         heads: list[Entry] = []
+        known = self.c.workloads
         for name in sorted(self.qmap):  # [D] CQ-name order (SC-CY-2)
             q = self.qmap[name]
             if not q.active or not self.c.gives_heads(name):
                 continue
-            keys = [k for k in q.active if k in self.c.workloads]
-            if not keys:
+            head = self._head(q)
+            if head is None:
                 continue
-            head = min(keys, key=lambda k: self._qkey(k, q))
+            self.before_queues[name] = q
             self.qmap[name] = attrs.evolve(q, active=q.active - {head})
             marker = q.preemptor
-            w = self.c.workloads[head]
+            w = known[head]
             is_preemptor = (
                 marker is not None
                 and marker.key == head
-                and marker.generation == self.c.state.status(head).generation
+                and marker.generation == self.c.status(head).generation
             )
             heads.append(Entry(workload=w, cluster_queue=name, is_preemptor=is_preemptor))
         return heads
 
-    def _qkey(self, key: str, q: ClusterQueueQueue) -> tuple[int, int, int, str, str]:
-        return _queue_key(self.c, key, q, self.config)
+    def _head(self, q: ClusterQueueQueue) -> str | None:
+        """SC-QO-1: a sticky preemptor marker first, then the least :func:`_order_key`."""
+        known = self.c.workloads
+        marker = q.preemptor
+        if marker is not None and marker.sticky and marker.key in q.active and marker.key in known:
+            return marker.key
+        keys = self.order_keys
+        best: tuple[int, int, str, str] | None = None
+        for k in q.active:
+            ok = keys.get(k)
+            if ok is None:
+                w = known.get(k)
+                if w is None:
+                    continue
+                ok = keys[k] = _order_key(w, self.config)
+            if best is None or ok < best:
+                best = ok
+        return None if best is None else best[3]
 
     def check(self, e: Entry, snapshot: Snapshot) -> bool:
         """SC-NOM-1: first failing check wins; a failing head is an inadmissible entry."""
@@ -390,7 +462,7 @@ class _Cycle:
         if not selects(self.c.state.settings(cq).namespace_selector, labels):
             e.requeue_reason = RequeueReason.NAMESPACE_MISMATCH
             return self._reject(e, "Misconfigured", "workload namespace doesn't match ClusterQueue selector")
-        limits = self.c.state.status(w.key).limits
+        limits = self.c.status(w.key).limits
         msg = limits_violation(w.spec_pod_sets, limits)
         if msg is None:
             ranges = [r for r in self.c.state.limit_ranges if r.namespace == w.namespace]
@@ -410,7 +482,7 @@ class _Cycle:
         """SC-NOM-2, resuming the scan from a progress that is not outdated (SC-FR-3)."""
         shape = shape_hash(e.workload, self.config)
         progress = self.progress.get(e.key)
-        generation = self.queues.generation(e.cluster_queue)
+        generation = self.generations.get(e.cluster_queue, 0)
         if progress is not None and _outdated(progress, shape, self.number, generation, self.config):
             progress = None
         nom = nominate(e.workload, e.cluster_queue, snapshot, self.c.flavors, self.config, self.now, progress=progress)
@@ -428,11 +500,15 @@ class _Cycle:
 
     def _fits(self, snapshot: Snapshot, cq: str, usage: Mapping[FlavorResource, int], targets: Iterable[Target]) -> bool:
         """Q-14 on the snapshot with the usage of P ∪ T removed, each victim once (SC-PE-1)."""
-        victims = dict(self.preempted)
+        node = snapshot.cluster_queue(cq)
+        # Removing workloads only lowers usages, and every headroom (Q-9) is non-increasing
+        # in usage: what fits with nothing removed fits with P ∪ T removed.
+        if snapshot.fits(node, usage, allow_borrowing=True):
+            return True
+        root = node.root
+        victims = dict(self.preempted_by_root.get(id(root), {}))
         for t in targets:
             victims.setdefault(t.workload.key, t.workload)
-        node = snapshot.cluster_queue(cq)
-        root = node.root
         with snapshot.preserved():
             for w in victims.values():
                 # Only victims of the same quota tree change what is available to ``cq``.
@@ -453,7 +529,6 @@ class _Cycle:
         if self.config.recompute_on_targets_overlap and self._overlaps(nom.targets):
             nom = self._recompute(e, nom, snapshot)
             e.nomination = nom
-        fits = self._fits(snapshot, cq, nom.usage, nom.targets)
         if nom.mode is Mode.NO_FIT:
             self._pending(e, RequeueReason.NO_FIT, Outcome.NO_FIT, nom.no_fit_reason, nom.message)
             return
@@ -470,13 +545,18 @@ class _Cycle:
             self._skip(e, MSG_OVERLAPPING)
             self.skips[cq] = self.skips.get(cq, 0) + 1
             return
-        if not fits:
+        # Checked only here: the what-if removal of P ∪ T is the costliest step of processing
+        # and has no effect on the branches above (the snapshot is restored, SC-PE-1).
+        if not self._fits(snapshot, cq, nom.usage, nom.targets):
             self._skip(e, MSG_NO_LONGER_FITS)
             if nom.mode is Mode.PREEMPT:
                 self.skips[cq] = self.skips.get(cq, 0) + 1
             return
         for t in nom.targets:
             self.preempted[t.workload.key] = t.workload
+            if snapshot.has_cluster_queue(t.workload.cluster_queue):
+                victim_root = snapshot.cluster_queue(t.workload.cluster_queue).root
+                self.preempted_by_root.setdefault(id(victim_root), {})[t.workload.key] = t.workload
         snapshot.add_usage(snapshot.cluster_queue(cq), nom.usage)
         if nom.mode is Mode.PREEMPT:
             self._issue(e, nom)
@@ -493,16 +573,22 @@ class _Cycle:
             e.progress = None  # SC-FR-5
 
     def _recompute(self, e: Entry, nom: Nomination, snapshot: Snapshot) -> Nomination:
-        """SC-PE-3: this cycle's victims removed, flavors pinned, scan from the start."""
+        """SC-PE-3: this cycle's victims removed, flavors pinned, scan from the start.
+
+        Only the victims of the head's own quota tree are removed: a nomination reads nothing
+        outside that tree (quota, candidates and shares are per tree), and a cycle over many
+        cohorts must not undo every other tree's victims for each recomputation.
+        """
+        root = snapshot.cluster_queue(e.cluster_queue).root
         with snapshot.preserved():
-            for w in self.preempted.values():
-                if snapshot.has_cluster_queue(w.cluster_queue) and w.key in snapshot.cluster_queue(w.cluster_queue).workloads:
+            for w in self.preempted_by_root.get(id(root), {}).values():
+                if w.key in snapshot.cluster_queue(w.cluster_queue).workloads:
                     snapshot.remove_workload(w)
             new = nominate(
                 e.workload, e.cluster_queue, snapshot, self.c.flavors, self.config, self.now, progress=None, pins=nom.pins
             )
         shape = shape_hash(e.workload, self.config)
-        new = self._stamp(new, shape, self.queues.generation(e.cluster_queue))
+        new = self._stamp(new, shape, self.generations.get(e.cluster_queue, 0))
         e.progress = new.progress
         if new.mode is Mode.FIT:
             new = attrs.evolve(new, mode=Mode.DEFERRED_FIT)
@@ -540,6 +626,8 @@ class _Cycle:
 
     def _set_workload(self, w: Workload) -> None:
         self.workloads[w.key] = w
+        self.order_keys.pop(w.key, None)  # SC-QO-1's key may read the new conditions
+        self.shapes.pop(w.key, None)
         self.changed.add(w.key)
 
     def _issue(self, e: Entry, nom: Nomination) -> None:
@@ -554,7 +642,7 @@ class _Cycle:
             ev = victim.condition("Evicted")
             if ev is not None and ev.is_true:
                 continue
-            gen = self.c.state.status(victim.key).generation
+            gen = self.c.status(victim.key).generation
             msg = truncate_condition_message(t.message)
             conds = set_condition(victim.conditions, "Evicted", "True", "Preempted", msg, self.now, gen)
             conds = set_condition(conds, "Preempted", "True", t.reason.value, msg, self.now, gen)
@@ -590,7 +678,7 @@ class _Cycle:
         """SC-AD-1/2 and the admission events of SC-EVT-1."""
         w = self.workloads[e.key]
         cq = e.cluster_queue
-        status = self.c.state.status(e.key)
+        status = self.c.status(e.key)
         gen = status.generation
         conds: tuple[Condition, ...] = w.conditions
         conds = set_condition(conds, "QuotaReserved", "True", "QuotaReserved", f"Quota reserved in ClusterQueue {cq}", self.now, gen)
@@ -649,7 +737,7 @@ class _Cycle:
             q = attrs.evolve(
                 q,
                 preemptor=PreemptorMarker(
-                    e.key, self.c.state.status(e.key).generation, strategy is QueueingStrategy.BEST_EFFORT_FIFO
+                    e.key, self.c.status(e.key).generation, strategy is QueueingStrategy.BEST_EFFORT_FIFO
                 ),
             )
         immediate = e.requeue_reason in _IMMEDIATE[strategy]
@@ -675,23 +763,30 @@ class _Cycle:
 
     def _bulk_move(self, q: ClusterQueueQueue, shape: Hashable) -> ClusterQueueQueue:
         """SC-RQ-8: park every active workload with the failed head's shape."""
-        same = frozenset(k for k in q.active if k in self.workloads and shape_hash(self.workloads[k], self.config) == shape)
+        same = frozenset(k for k in q.active if k in self.workloads and self._shape(k) == shape)
         return attrs.evolve(
             q, active=q.active - same, inadmissible=q.inadmissible | same, failed_hashes=q.failed_hashes | {shape}
         )
+
+    def _shape(self, key: str) -> Hashable:
+        """SC-RQ-8's hash of a workload, cached per key until its object is replaced."""
+        shape = self.shapes.get(key)
+        if shape is None:
+            shape = self.shapes[key] = shape_hash(self.workloads[key], self.config)
+        return shape
 
     def _backoff_expired(self, w: Workload) -> bool:
         """SC-RQ-2."""
         requeued = w.condition("Requeued")
         if requeued is not None and requeued.status == "False":
             return False
-        at = self.c.state.status(w.key).requeue_at
+        at = self.c.status(w.key).requeue_at
         return at is None or self.now >= at
 
     def _write_pending(self, e: Entry) -> None:
         """SC-MSG-3: QuotaReserved=False, Admitted=False, resourceRequests; SC-EVT-1 item 3."""
         w = self.workloads[e.key]
-        status = self.c.state.status(e.key)
+        status = self.c.status(e.key)
         gen = status.generation
         obs = self.config.unadmitted_workloads_observability
         reason = e.reason if obs else "Pending"
@@ -713,7 +808,7 @@ class _Cycle:
 
     # ------------------------------------------------------------------ result
 
-    def result(self, heads: list[Entry], ordered: list[Entry], rejected: list[Entry], where: dict[str, str | None]) -> CycleResult:
+    def head_results(self, ordered: list[Entry], rejected: list[Entry], where: dict[str, str | None]) -> tuple[HeadResult, ...]:
         results = []
         for e in ordered + rejected:
             nom = e.nomination
@@ -732,8 +827,13 @@ class _Cycle:
                     targets=nom.targets if nom is not None and e.outcome is Outcome.PREEMPTING else (),
                 )
             )
-        generations = dict(self.queues.generations)
-        for cq in self.bumped:  # SC-FR-4 / SC-SIM-13.6: after the cycle
+        return tuple(results)
+
+    def close(self, ordered: list[Entry]) -> None:
+        """After the requeues: generations bumped (SC-FR-4 / SC-SIM-13.6), the preemptor marker
+        and scan progress of admitted heads dropped (SC-RQ-6)."""
+        generations = self.generations
+        for cq in self.bumped:
             generations[cq] = generations.get(cq, 0) + 1
         for e in ordered:
             if e.outcome is Outcome.ADMITTED:
@@ -741,11 +841,15 @@ class _Cycle:
                 if q is not None and q.preemptor is not None and q.preemptor.key == e.key:
                     self.qmap[e.cluster_queue] = attrs.evolve(q, preemptor=None)  # SC-RQ-6
                 self.progress.pop(e.key, None)
+
+    def result(self, heads: list[Entry], ordered: list[Entry], rejected: list[Entry], where: dict[str, str | None]) -> CycleResult:
+        results = self.head_results(ordered, rejected, where)
+        self.close(ordered)
         queues = QueueState(
             queues={k: v for k, v in self.qmap.items() if v != ClusterQueueQueue()},
             scan_progress=self.progress,
             cycle=self.number,
-            generations=generations,
+            generations=self.generations,
         )
         order = {k: i for i, k in enumerate(w.key for w in self.c.state.workloads)}
         cluster = attrs.evolve(
@@ -758,7 +862,7 @@ class _Cycle:
             cycle=self.number,
             now=self.now,
             heads=tuple(e.key for e in heads),
-            results=tuple(results),
+            results=results,
             events=tuple(self.events),
             skipped_preemptions=self.skips,
             recomputations=self.recomputations,
@@ -793,7 +897,18 @@ def schedule_cycle(
         now = datetime.now(timezone.utc)
     if queues is None:
         queues = initial_queue_state(cluster, config)
-    cy = _Cycle(cluster, queues, config, now)
+    c = _Cluster(cluster)
+    cy = _Cycle(
+        c,
+        qmap=dict(queues.queues),
+        progress=dict(queues.scan_progress),
+        workloads=dict(c.workloads),
+        statuses=dict(cluster.statuses),
+        generations=dict(queues.generations),
+        number=queues.cycle + 1,
+        config=config,
+        now=now,
+    )
     heads = cy.pop_heads()
     if not heads:  # SC-CY-1: no head, no cycle
         return CycleResult(
@@ -810,6 +925,16 @@ def schedule_cycle(
             changed=frozenset(),
         )
     snapshot = _snapshot(cy.c, config)
+    ordered, rejected, where = _process_heads(cy, heads, snapshot, config)
+    return cy.result(heads, ordered, rejected, where)
+
+
+def _process_heads(
+    cy: _Cycle, heads: list[Entry], snapshot: Snapshot, config: CycleConfig
+) -> tuple[list[Entry], list[Entry], dict[str, str | None]]:
+    """SC-CY-2 heads, then SC-CY-4..SC-CY-7: check and nominate, process in entry order (classic or
+    the fair-sharing tournament), requeue. Returns (processing order, rejected, where each
+    non-admitted head waits). Shared by :func:`schedule_cycle` and the incremental state."""
     nominated: list[Entry] = []
     rejected: list[Entry] = []
     for e in heads:
@@ -836,4 +961,4 @@ def schedule_cycle(
     for e in requeue_order + rejected:
         if e.outcome is not Outcome.ADMITTED:
             where[e.key] = cy.requeue(e)
-    return cy.result(heads, ordered, rejected, where)
+    return ordered, rejected, where

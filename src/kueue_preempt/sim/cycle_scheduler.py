@@ -1,19 +1,22 @@
 """The simulator's :class:`~kueue_preempt.sim.engine.Scheduler` on the library's scheduling
-cycle (:func:`kueue_preempt.cycle.schedule_cycle`, rules ``SC-*``).
+cycle (rules ``SC-*``), with state carried between cycles.
 
-The queues and the cluster live in the cycle module's immutable ``ClusterState`` and
-``QueueState``; this adapter keeps the current pair and turns each call of the event loop into
-the cycle module's transitions:
+The cluster and the queue memory live in one :class:`~kueue_preempt.cycle.CycleState` —
+the very cycle code of :func:`kueue_preempt.cycle.schedule_cycle`, over dicts and a quota
+snapshot updated in place — so a step costs what its heads and their candidates cost, not
+what the whole cluster costs (issue 20 item 7; the from-scratch adapter,
+:class:`~kueue_preempt.sim.reference_scheduler.ReferenceCycleScheduler`, is the oracle it is
+tested equal to). Each call of the event loop is one of the cycle module's transitions:
 
 * ``arrive`` adds the workload (its pod sets as the cycle reads them) and queues it (SC-RQ-1);
 * ``finish`` removes it (quota freed; the loop issues the notification, SC-IN-4);
-* ``release`` is SC-EV-2/SC-EV-3 (``release_evicted``) — without the immediate notify that
+* ``release`` is SC-EV-2/SC-EV-3 — without the notify of the other parked workloads that
   the cycle module's ``run_cycles`` uses, because the loop batches notifications in time
   (SC-IN-3); with a requeue delay of 0 the outcome is the same;
 * ``requeue_inadmissible`` is SC-IN-1 for the ClusterQueues of one tree;
-* ``cycle`` runs one ``schedule_cycle`` and reports admissions, evictions and parked heads;
-  it "changed nothing" exactly when SC-T-3 says so (no admission, eviction, and the same
-  queue memory apart from the cycle counter).
+* ``cycle`` runs one cycle and reports admissions, evictions and parked heads; it "changed
+  nothing" exactly when SC-T-3 says so (no admission, eviction, and the same queue memory
+  apart from the cycle counter).
 
 Times: loop seconds are wall-clock ``start + t`` (creation times of arrivals use the same
 origin, :data:`~kueue_preempt.sim.arrivals.SIM_START`).
@@ -26,20 +29,9 @@ from typing import Callable, Sequence
 
 import attrs
 
-from ..cycle import (
-    ClusterState,
-    CycleConfig,
-    QueueState,
-    delete_workloads,
-    initial_queue_state,
-    queue_inadmissible,
-    queue_of,
-    release_evicted,
-    schedule_cycle,
-    shape_hash,
-)
-from ..cycle.entry import Outcome
+from ..cycle import ClusterState, CycleConfig, CycleState, QueueState
 from ..cycle.cluster import QueueingStrategy
+from ..cycle.entry import Outcome
 from ..flavors import PodSetSpec
 from ..io import ClusterDump
 from ..model import Workload
@@ -50,67 +42,52 @@ from .timeline import AdmittedPodSet
 
 __all__ = ["CycleScheduler", "cluster_state_for"]
 
+_RELEASE_HASH_CONFIG = CycleConfig()
+"""``release_evicted`` computes SC-RQ-1's shape hash with the default configuration (the
+from-scratch adapter never passed its own); kept so both paths park the same workloads."""
+
 
 class CycleScheduler:
-    """A :class:`~kueue_preempt.sim.engine.Scheduler` backed by ``schedule_cycle``.
+    """A :class:`~kueue_preempt.sim.engine.Scheduler` backed by the scheduling cycle.
 
     Build it from the cycle input of the dump (``kueue_preempt.io.load_cluster_state``); the
-    queue memory starts as a freshly started Kueue's (``initial_queue_state``).
+    queue memory starts as a freshly started Kueue's (``initial_queue_state``). ``cluster``
+    and ``queues`` materialise the current state (O(n); for tests and reports).
     """
 
     def __init__(self, cluster: ClusterState, config: CycleConfig = CycleConfig(), *, start: datetime = SIM_START) -> None:
-        self.cluster = cluster
         self.config = config
         self.start = start
-        self.queues: QueueState = initial_queue_state(cluster, config)
-        self._by_key = {w.key: w for w in cluster.workloads}
+        self.state = CycleState(cluster, None, config)
         self._notify: list[str] = []
+
+    @property
+    def cluster(self) -> ClusterState:
+        return self.state.cluster_state()
+
+    @property
+    def queues(self) -> QueueState:
+        return self.state.queue_state()
 
     def _at(self, now: float) -> datetime:
         return self.start + timedelta(seconds=now)
 
-    def _set(self, cluster: ClusterState, queues: QueueState) -> None:
-        self.cluster = cluster
-        self.queues = queues
-        self._by_key = {w.key: w for w in cluster.workloads}
-
     # -- the Scheduler protocol
 
     def arrive(self, arrival: Arrival, now: float) -> None:
-        w = self._with_specs(arrival)
-        cluster = attrs.evolve(self.cluster, workloads=(*self.cluster.workloads, w))
-        cq = queue_of(cluster, w)
-        queues = self.queues
-        if cq is not None:
-            q = queues.queue(cq)
-            parked = (
-                cluster.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO
-                and self.config.scheduling_equivalence_hashing
-                and shape_hash(w, self.config) in q.failed_hashes
-            )
-            q = attrs.evolve(q, inadmissible=q.inadmissible | {w.key}) if parked else attrs.evolve(q, active=q.active | {w.key})
-            queues = attrs.evolve(queues, queues={**queues.queues, cq: q})
-        self._set(cluster, queues)
+        self.state.arrive(self._with_specs(arrival))
 
     def finish(self, workload: str, now: float) -> None:
-        self._set(*delete_workloads(self.cluster, self.queues, [workload]))
+        self.state.delete(workload)
 
     def release(self, workload: str, now: float) -> None:
-        before = self.queues
-        cluster, queues, released = release_evicted(self.cluster, self.queues, self._at(now), [workload])
-        self._set(cluster, _undo_notify(before, queues, set(released)))
+        self.state.release(workload, self._at(now), hash_config=_RELEASE_HASH_CONFIG)
 
     def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float) -> Sequence[str]:
-        before = self.queues
-        after = queue_inadmissible(self.cluster, self.queues, cluster_queues, self._at(now))
-        moved: list[str] = []
-        for cq in cluster_queues:
-            moved += sorted(before.queue(cq).inadmissible - after.queue(cq).inadmissible)
-        self.queues = after
-        return moved
+        return self.state.queue_inadmissible(cluster_queues, self._at(now))
 
     def pending_count(self) -> int:
-        return sum(len(q.active) + len(q.inadmissible) for q in self.queues.queues.values())
+        return self.state.pending
 
     def take_notifications(self) -> Sequence[str]:
         out, self._notify = self._notify, []
@@ -121,15 +98,14 @@ class CycleScheduler:
         workloads whose boost annotation changed, SC-IN-4 for charged ones whose effective
         priority changed (see :meth:`take_notifications`)."""
         boost = self.config.preemption.priority_boost
+        state = self.state
         changed: list[str] = []
-        workloads = []
-        queues = dict(self.queues.queues)
-        for w in self.cluster.workloads:
+        for w in list(state.workloads.values()):
             new = change(w)
-            workloads.append(new)
             if new == w:
                 continue
             changed.append(w.key)
+            state.replace(new)
             ep_changed = effective_priority(new, boost_enabled=boost) != effective_priority(w, boost_enabled=boost)
             if w.cluster_queue:
                 if ep_changed:
@@ -137,32 +113,29 @@ class CycleScheduler:
                 continue
             if new.annotations.get(BOOST_ANNOTATION) == w.annotations.get(BOOST_ANNOTATION):
                 continue
-            for name, q in queues.items():
-                if w.key not in q.inadmissible:
-                    continue
-                parked = (
-                    self.cluster.settings(name).strategy is QueueingStrategy.BEST_EFFORT_FIFO
-                    and self.config.scheduling_equivalence_hashing
-                    and shape_hash(new, self.config) in q.failed_hashes
-                )
-                if not parked:
-                    queues[name] = attrs.evolve(q, inadmissible=q.inadmissible - {w.key}, active=q.active | {w.key})
-        if changed:
-            self._set(attrs.evolve(self.cluster, workloads=workloads), attrs.evolve(self.queues, queues=queues))
+            cq = state.queue_of(new)
+            if cq is None or w.key not in state.queue(cq).inadmissible:
+                continue
+            q = state.queue(cq)
+            parked = (
+                state.c.state.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO
+                and self.config.scheduling_equivalence_hashing
+                and state.shape(new) in q.failed_hashes
+            )
+            if not parked:
+                state.move_to_active(cq, w.key)
         return changed
 
     def cycle(self, now: float) -> CycleResult:
-        before = self.queues
-        result = schedule_cycle(self.cluster, self.queues, self.config, self._at(now))
-        old = self._by_key
-        self._set(result.cluster, result.queues)
+        state = self.state
+        result = state.cycle(self._at(now))
         admitted: list[Admission] = []
         evicted: list[Eviction] = []
         parked: list[Parked] = []
         boost = self.config.preemption.priority_boost
         for r in result.results:
             if r.outcome is Outcome.ADMITTED:
-                w = self._by_key[r.key]
+                w = state.workloads[r.key]
                 admitted.append(
                     Admission(
                         r.key,
@@ -172,9 +145,11 @@ class CycleScheduler:
                     )
                 )
             elif r.outcome is Outcome.PREEMPTING:
-                preemptor = old[r.key]
+                # A cycle changes conditions only, never priorities: the current objects
+                # give the priorities the preemption was decided with.
+                preemptor = state.workloads[r.key]
                 for t in r.targets:
-                    victim = old.get(t.workload.key, t.workload)
+                    victim = t.workload
                     evicted.append(
                         Eviction(
                             victim=t.workload.key,
@@ -190,7 +165,8 @@ class CycleScheduler:
                     )
             if r.queue == "inadmissible":
                 parked.append(Parked(r.key, r.cluster_queue, r.message))
-        changed = _changed(before, result.queues, bool(admitted or evicted), result.attempt is not None)
+        ran = result.attempt is not None
+        changed = ran and (bool(admitted or evicted) or result.memory_changed)
         return CycleResult(changed=changed, admitted=admitted, evicted=evicted, parked=parked)
 
     # -- helpers
@@ -202,7 +178,7 @@ class CycleScheduler:
         w = arrival.workload.workload
         base = {ps.name: ps for ps in w.spec_pod_sets}
         if arrival.template is not None and not base:
-            template = self._by_key.get(arrival.template)
+            template = self.state.workloads.get(arrival.template)
             if template is not None:
                 base = {ps.name: ps for ps in template.spec_pod_sets}
         specs = []
@@ -214,32 +190,6 @@ class CycleScheduler:
                 min_count = known.min_count if known.min_count is None or known.min_count <= ps.count else ps.count
                 specs.append(attrs.evolve(known, count=ps.count, requests=ps.requests, min_count=min_count))
         return attrs.evolve(w, spec_pod_sets=specs)
-
-
-def _undo_notify(before: QueueState, after: QueueState, released: set[str]) -> QueueState:
-    """Undo the immediate SC-IN-2 notify of ``release_evicted``: the workloads it moved from an
-    inadmissible set to an active set go back, and failed hashes are restored. The loop issues
-    the notification itself, batched in time (SC-IN-3)."""
-    queues = dict(after.queues)
-    for name, q in after.queues.items():
-        b = before.queue(name)
-        moved = (b.inadmissible & q.active) - released
-        if moved or b.failed_hashes != q.failed_hashes:
-            queues[name] = attrs.evolve(
-                q, active=q.active - moved, inadmissible=q.inadmissible | moved, failed_hashes=b.failed_hashes
-            )
-    return attrs.evolve(after, queues=queues)
-
-
-def _changed(before: QueueState, after: QueueState, acted: bool, ran: bool) -> bool:
-    """SC-T-3 / SC-SIM-13 item 5: anything but the cycle counter and recorded cycle numbers."""
-    if not ran:
-        return False
-    if acted or after.queues != before.queues:
-        return True
-    tried_before = {k: v.tried for k, v in before.scan_progress.items()}
-    tried_after = {k: v.tried for k, v in after.scan_progress.items()}
-    return tried_before != tried_after
 
 
 def cluster_state_for(base: ClusterState, dump: ClusterDump) -> ClusterState:

@@ -1,0 +1,419 @@
+"""The scheduling cycle with state carried between cycles (issue 20 item 7).
+
+:func:`~kueue_preempt.cycle.schedule_cycle` is a pure function: every call indexes every
+workload, builds a quota snapshot of every charged workload and returns a new
+:class:`ClusterState`/:class:`QueueState` — O(n) per cycle even when one head is popped.
+:class:`CycleState` is the same cycle (the very same ``_Cycle`` code of ``step``) over
+*mutable* state owned by one caller, the simulator:
+
+* the workloads and statuses live in dicts updated in place;
+* one quota :class:`~kueue_preempt.quota.Snapshot` (candidate index on) lives across cycles:
+  a cycle runs inside ``snapshot.preserved()`` — its what-if usage is undone on exit — and
+  then only the real changes are applied (admissions added, evicted victims re-keyed,
+  released or finished workloads removed), O(log n) each;
+* the SC-QO-1 order key of each pending workload is cached until its object changes;
+* the SC-T-3 "did anything change" test looks only at the ClusterQueues and scan progress of
+  the heads (the only memory a cycle touches) instead of comparing whole states.
+
+:meth:`CycleState.cluster_state` / :meth:`CycleState.queue_state` materialise the
+equivalent immutable pair; tests check them equal to the pure path after every operation
+(tests/test_cycle_incremental.py). Transitions mirror ``transitions.py`` one key at a time.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Hashable, Iterable, Mapping
+
+import attrs
+
+from .._frozen import FrozenMap, frozen_map
+from ..errors import InvalidModel
+from ..model import Workload
+from ..quota import Snapshot
+from .cluster import ClusterState, QueueingStrategy, WorkloadStatus
+from .config import CycleConfig
+from .entry import Outcome
+from .queues import ClusterQueueQueue, QueueState, ScanProgress
+from .selectors import selects
+from .status import Event, set_condition
+from .step import (
+    HeadResult,
+    _charged,
+    _Cluster,
+    _Cycle,
+    _process_heads,
+    _queue_of,
+    _snapshot,
+    initial_queue_state,
+    shape_hash,
+)
+
+__all__ = ["CycleState", "StepResult"]
+
+_EMPTY = ClusterQueueQueue()
+
+
+def _counts(value: dict[str, int]) -> FrozenMap[str, int]:
+    return frozen_map(value)
+
+
+def _recomputations(value: dict[tuple[str, str], int]) -> FrozenMap[tuple[str, str], int]:
+    return frozen_map(value)
+
+
+@attrs.frozen
+class StepResult:
+    """What one incremental cycle did: :class:`~kueue_preempt.cycle.CycleResult` without the
+    state after it (that is the :class:`CycleState` itself).
+
+    ``memory_changed`` is SC-T-3's test: the queue memory (apart from cycle numbers) differs
+    from before the cycle.
+    """
+
+    cycle: int
+    now: datetime
+    heads: tuple[str, ...]
+    results: tuple[HeadResult, ...]
+    events: tuple[Event, ...]
+    skipped_preemptions: FrozenMap[str, int] = attrs.field(converter=_counts)
+    recomputations: FrozenMap[tuple[str, str], int] = attrs.field(converter=_recomputations)
+    attempt: str | None
+    changed: frozenset[str]
+    memory_changed: bool
+
+    @property
+    def admitted(self) -> tuple[str, ...]:
+        return tuple(r.key for r in self.results if r.outcome is Outcome.ADMITTED)
+
+
+class CycleState:
+    """Cluster and queue memory carried across cycles, updated in place (see the module doc).
+
+    Build it from the same inputs as :func:`~kueue_preempt.cycle.schedule_cycle`; the
+    arguments are not mutated (copies are taken). The ClusterQueues, cohorts, LocalQueues,
+    namespaces and flavors are fixed for the life of the state; workloads come and go through
+    :meth:`arrive`, :meth:`delete`, :meth:`release` and :meth:`replace`.
+    """
+
+    def __init__(
+        self, cluster: ClusterState, queues: QueueState | None = None, config: CycleConfig = CycleConfig()
+    ) -> None:
+        self.config = config
+        if queues is None:
+            queues = initial_queue_state(cluster, config)
+        self._static = attrs.evolve(cluster, workloads=(), statuses={})
+        self.workloads: dict[str, Workload] = {}
+        for w in cluster.workloads:
+            if w.key in self.workloads:
+                raise InvalidModel(f"Workload {w.key}", "name", "duplicate workload key")
+            self.workloads[w.key] = w
+        self.statuses: dict[str, WorkloadStatus] = dict(cluster.statuses)
+        self.c = _Cluster(self._static, workloads=self.workloads, statuses=self.statuses)
+        self.qmap: dict[str, ClusterQueueQueue] = dict(queues.queues)
+        self.progress: dict[str, ScanProgress] = dict(queues.scan_progress)
+        self.generations: dict[str, int] = dict(queues.generations)
+        self.number = queues.cycle
+        self.snapshot: Snapshot = _snapshot(self.c, config)
+        self._order_keys: dict[str, tuple[int, int, str, str]] = {}
+        self._shapes: dict[str, Hashable] = {}
+        self._ns_matches: dict[tuple[str, str], bool] = {}
+        # Queue-map entries that may have become empty since the last cycle: a cycle drops
+        # every empty entry (as the pure path's result does) and that counts as a change.
+        self._maybe_empty: set[str] = {k for k, v in self.qmap.items() if v == _EMPTY}
+        self.pending = sum(len(q.active) + len(q.inadmissible) for q in self.qmap.values())
+
+    # ------------------------------------------------------------------ views
+
+    def cluster_state(self) -> ClusterState:
+        """The equivalent immutable cluster (O(n): for tests and callers that need it)."""
+        return attrs.evolve(self._static, workloads=tuple(self.workloads.values()), statuses=dict(self.statuses))
+
+    def queue_state(self) -> QueueState:
+        """The equivalent immutable queue memory (O(n))."""
+        return QueueState(
+            queues=dict(self.qmap), scan_progress=dict(self.progress), cycle=self.number, generations=dict(self.generations)
+        )
+
+    def queue(self, cq: str) -> ClusterQueueQueue:
+        return self.qmap.get(cq) or _EMPTY
+
+    def queue_of(self, workload: Workload) -> str | None:
+        """SC-ST-1 for this cluster."""
+        return _queue_of(self.c, workload)
+
+    def _set_queue(self, cq: str, q: ClusterQueueQueue, before: ClusterQueueQueue | None) -> None:
+        old = 0 if before is None else len(before.active) + len(before.inadmissible)
+        self.pending += len(q.active) + len(q.inadmissible) - old
+        self.qmap[cq] = q
+        if q == _EMPTY:
+            self._maybe_empty.add(cq)
+
+    # ------------------------------------------------------------------ the snapshot
+
+    def _in_snapshot(self, w: Workload) -> bool:
+        return bool(w.cluster_queue) and self.snapshot.has_cluster_queue(w.cluster_queue) and _charged(self.c, w)
+
+    def _sync(self, old: Workload | None, new: Workload | None) -> None:
+        """Keep the snapshot holding exactly the charged workloads, as current objects."""
+        if old is not None and self._in_snapshot(old) and old.key in self.snapshot.cluster_queue(old.cluster_queue).workloads:
+            self.snapshot.remove_workload(old)
+        if new is not None and self._in_snapshot(new):
+            self.snapshot.add_workload(new)
+
+    # ------------------------------------------------------------------ transitions
+
+    def arrive(self, workload: Workload) -> str | None:
+        """A new pending workload (SC-RQ-1): queued in its ClusterQueue's active set, or parked
+        with a failed head of the same shape (SC-RQ-8). Returns the ClusterQueue, if any."""
+        if workload.key in self.workloads:
+            raise InvalidModel(f"Workload {workload.key}", "name", "duplicate workload key")
+        self.workloads[workload.key] = workload
+        self._sync(None, workload)
+        cq = _queue_of(self.c, workload)
+        if cq is None:
+            return None
+        before = self.qmap.get(cq)
+        q = before or _EMPTY
+        parked = (
+            self._static.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO
+            and self.config.scheduling_equivalence_hashing
+            and shape_hash(workload, self.config) in q.failed_hashes
+        )
+        key = workload.key
+        q = attrs.evolve(q, inadmissible=q.inadmissible | {key}) if parked else attrs.evolve(q, active=q.active | {key})
+        self._set_queue(cq, q, before)
+        return cq
+
+    def delete(self, key: str) -> None:
+        """:func:`~kueue_preempt.cycle.delete_workloads` for one key."""
+        w = self.workloads.pop(key, None)
+        self.statuses.pop(key, None)
+        self.progress.pop(key, None)
+        self._order_keys.pop(key, None)
+        self._shapes.pop(key, None)
+        if w is None:
+            return
+        self._sync(w, None)
+        cq = _queue_of(self.c, w)
+        # A key is only ever queued in (and marked by) the ClusterQueue of its LocalQueue.
+        if cq is not None and cq in self.qmap:
+            before = self.qmap[cq]
+            q = before.without(key)
+            if q.preemptor is not None and q.preemptor.key == key:
+                q = attrs.evolve(q, preemptor=None)
+            if q is not before:
+                self._set_queue(cq, q, before)
+        if w.cluster_queue:
+            self.generations[w.cluster_queue] = self.generations.get(w.cluster_queue, 0) + 1
+
+    def release(self, key: str, now: datetime, *, notify_self: bool = True, hash_config: CycleConfig | None = None) -> bool:
+        """SC-EV-2/3 for one evicted workload (:func:`~kueue_preempt.cycle.release_evicted`
+        without the notify of the other parked workloads, which the caller batches in time).
+
+        ``notify_self`` keeps the one effect of that notify on the released workload itself:
+        parked because of a failed shape hash, it is still moved back by the notify of its
+        own cohort tree. ``hash_config`` is the configuration the shape hash is computed with
+        (``release_evicted``'s default is :class:`CycleConfig()`). Returns whether released.
+        """
+        w = self.workloads.get(key)
+        if w is None:
+            return False
+        ev = w.condition("Evicted")
+        if not w.cluster_queue or ev is None or not ev.is_true:
+            return False
+        gen = self.c.status(key).generation
+        conds = set_condition(w.conditions, "QuotaReserved", "False", "Pending", ev.message, now, gen)
+        admitted = w.condition("Admitted")
+        if admitted is not None and admitted.is_true:
+            conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", now, gen)
+        requeued_status = "True" if ev.reason == "Preempted" else "False"
+        conds = set_condition(conds, "Requeued", requeued_status, ev.reason, ev.message, now, gen)
+        charged_cq = w.cluster_queue
+        new = attrs.evolve(w, cluster_queue="", pod_sets=(), quota_reserved_at=None, conditions=conds)
+        self.replace(new)
+        self.generations[charged_cq] = self.generations.get(charged_cq, 0) + 1
+        cq = _queue_of(self.c, new)
+        if cq is None:
+            return True
+        before = self.qmap.get(cq)
+        q = before or _EMPTY
+        expired = self._backoff_expired(new, now)
+        target_active = expired
+        if target_active and self._static.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO and q.failed_hashes:
+            target_active = shape_hash(new, hash_config or CycleConfig()) not in q.failed_hashes
+            if not target_active and notify_self and expired and self._same_tree(cq, charged_cq):
+                target_active = self._namespace_matches(new, cq)
+        if target_active:
+            q = attrs.evolve(q, active=q.active | {key}, inadmissible=q.inadmissible - {key})
+        else:
+            q = attrs.evolve(q, inadmissible=q.inadmissible | {key})
+        self._set_queue(cq, q, before)
+        return True
+
+    def queue_inadmissible(self, cluster_queues: Iterable[str], now: datetime) -> list[str]:
+        """SC-IN-1 (:func:`~kueue_preempt.cycle.queue_inadmissible`) for the named ClusterQueues;
+        returns the keys moved, per ClusterQueue in the given order, sorted within it."""
+        moved: list[str] = []
+        for name in dict.fromkeys(cluster_queues):
+            before = self.qmap.get(name)
+            if before is None:
+                continue
+            back = frozenset(
+                k
+                for k in before.inadmissible
+                if k in self.workloads
+                and self._namespace_matches(self.workloads[k], name)
+                and self._backoff_expired(self.workloads[k], now)
+            )
+            q = attrs.evolve(
+                before, active=before.active | back, inadmissible=before.inadmissible - back, failed_hashes=frozenset()
+            )
+            if q != before:
+                self._set_queue(name, q, before)
+            moved += sorted(back)
+        return moved
+
+    def replace(self, workload: Workload) -> Workload:
+        """Replace a workload object by key (a controller's write); returns the old one."""
+        old = self.workloads[workload.key]
+        self.workloads[workload.key] = workload
+        self._order_keys.pop(workload.key, None)
+        self._shapes.pop(workload.key, None)
+        self._sync(old, workload)
+        return old
+
+    def move_to_active(self, cq: str, key: str) -> None:
+        """Move a parked workload back to the active set (SC-RQ-1 after an update)."""
+        before = self.qmap[cq]
+        self._set_queue(cq, attrs.evolve(before, inadmissible=before.inadmissible - {key}, active=before.active | {key}), before)
+
+    # ------------------------------------------------------------------ the cycle
+
+    def cycle(self, now: datetime) -> StepResult:
+        """One scheduling cycle (SC-CY-1..7), exactly as :func:`schedule_cycle` would run it on
+        :meth:`cluster_state` / :meth:`queue_state`, applied to this state in place."""
+        progress_before = self.progress
+        cy = _Cycle(
+            self.c,
+            qmap=self.qmap,
+            progress=progress_before,
+            workloads=self.workloads,
+            statuses=self.statuses,
+            generations=self.generations,
+            number=self.number + 1,
+            config=self.config,
+            now=now,
+            order_keys=self._order_keys,
+            shapes=self._shapes,
+        )
+        heads = cy.pop_heads()
+        if not heads:  # SC-CY-1: no head, no cycle (and nothing popped)
+            return StepResult(self.number, now, (), (), (), {}, {}, None, frozenset(), False)
+        self.number += 1
+        head_keys = [e.key for e in heads]
+        tried_before = {k: self.progress[k].tried if k in self.progress else None for k in head_keys}
+        snapshot = self.snapshot
+        with snapshot.preserved():
+            ordered, rejected, where = _process_heads(cy, heads, snapshot, self.config)
+        results = cy.head_results(ordered, rejected, where)
+        cy.close(ordered)
+        # The real changes, now that the cycle's what-if usage is undone: admitted heads
+        # charge their quota, evicted victims are kept as their new objects.
+        for key in sorted(cy.changed):
+            new = self.workloads[key]
+            if not new.cluster_queue:
+                continue
+            stored = self._charged_in(new.cluster_queue).get(key)
+            if stored is None:
+                self._sync(None, new)
+            elif stored is not new:
+                snapshot.remove_workload(stored)
+                self._sync(None, new)
+        memory_changed = self._settle(cy.before_queues, head_keys, tried_before)
+        return StepResult(
+            cycle=self.number,
+            now=now,
+            heads=tuple(head_keys),
+            results=results,
+            events=tuple(cy.events),
+            skipped_preemptions=cy.skips,
+            recomputations=cy.recomputations,
+            attempt="success" if any(e.outcome is Outcome.ADMITTED for e in ordered) else "inadmissible",
+            changed=frozenset(cy.changed),
+            memory_changed=memory_changed,
+        )
+
+    def _charged_in(self, cq: str) -> dict[str, Workload]:
+        if not self.snapshot.has_cluster_queue(cq):
+            return {}
+        return self.snapshot.cluster_queue(cq).workloads
+
+    def _settle(self, before: dict[str, ClusterQueueQueue], heads: list[str], tried: Mapping[str, object]) -> bool:
+        """Drop empty queue entries (as the pure result does), fix the pending count and tell
+        whether the queue memory changed (SC-T-3) — looking only at what a cycle touches."""
+        changed = False
+        for name, b in before.items():
+            q = self.qmap.get(name, _EMPTY)
+            self.pending += len(q.active) + len(q.inadmissible) - len(b.active) - len(b.inadmissible)
+            if q != b:
+                changed = True
+            if q == _EMPTY:
+                self._maybe_empty.add(name)
+        for name in self._maybe_empty:
+            if self.qmap.get(name) == _EMPTY:
+                del self.qmap[name]
+                if name not in before:
+                    changed = True  # an empty entry of the pure map disappears
+        self._maybe_empty.clear()
+        for k in heads:
+            p = self.progress.get(k)
+            if (p.tried if p is not None else None) != tried[k]:
+                changed = True
+        return changed
+
+    # ------------------------------------------------------------------ helpers
+
+    def _backoff_expired(self, w: Workload, now: datetime) -> bool:
+        """SC-RQ-2 (as ``transitions``)."""
+        for c in w.conditions:
+            if c.type == "Requeued" and c.status == "False":
+                return False
+        at = self.c.status(w.key).requeue_at
+        return at is None or now >= at
+
+    def _namespace_matches(self, w: Workload, cq: str) -> bool:
+        """Namespaces, labels and selectors are fixed for the life of the state: cached."""
+        known = self._ns_matches.get((w.namespace, cq))
+        if known is None:
+            labels = self.c.namespace_labels(w.namespace)
+            known = labels is not None and selects(self._static.settings(cq).namespace_selector, dict(labels))
+            self._ns_matches[(w.namespace, cq)] = known
+        return known
+
+    def _root(self, cq: str) -> str | None:
+        parents = self._parents()
+        spec = self.c.cqs.get(cq)
+        cohort = spec.cohort if spec is not None else None
+        seen: set[str] = set()
+        while cohort is not None and parents.get(cohort) is not None and cohort not in seen:
+            seen.add(cohort)
+            cohort = parents[cohort]
+        return cohort
+
+    def _parents(self) -> dict[str, str | None]:
+        cached: dict[str, str | None] | None = getattr(self, "_parent_map", None)
+        if cached is None:
+            cached = {c.name: c.parent for c in self._static.cohorts}
+            self._parent_map = cached
+        return cached
+
+    def _same_tree(self, cq: str, notified: str) -> bool:
+        """Whether SC-IN-2's notify of ``notified`` reaches ``cq`` (its cohort tree, or itself)."""
+        if cq == notified:
+            return True
+        root = self._root(notified)
+        return root is not None and self._root(cq) == root and self.c.cqs[cq].cohort is not None
+
+    def shape(self, workload: Workload) -> Hashable:
+        return shape_hash(workload, self.config)
