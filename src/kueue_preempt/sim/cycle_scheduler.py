@@ -25,11 +25,11 @@ origin, :data:`~kueue_preempt.sim.arrivals.SIM_START`).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import attrs
 
-from ..cycle import ClusterState, CycleConfig, CycleState, QueueState
+from ..cycle import ClusterState, CycleConfig, CycleState, HeadResult, QueueState
 from ..cycle.cluster import QueueingStrategy
 from ..cycle.entry import Outcome
 from ..flavors import PodSetSpec
@@ -129,42 +129,11 @@ class CycleScheduler:
     def cycle(self, now: float) -> CycleResult:
         state = self.state
         result = state.cycle(self._at(now))
-        admitted: list[Admission] = []
-        evicted: list[Eviction] = []
-        parked: list[Parked] = []
-        boost = self.config.preemption.priority_boost
-        for r in result.results:
-            if r.outcome is Outcome.ADMITTED:
-                w = state.workloads[r.key]
-                admitted.append(
-                    Admission(
-                        r.key,
-                        w.cluster_queue,
-                        [AdmittedPodSet(ps.name, ps.count, ps.flavors) for ps in w.pod_sets],
-                        dict(w.usage),
-                    )
-                )
-            elif r.outcome is Outcome.PREEMPTING:
-                # A cycle changes conditions only, never priorities: the current objects
-                # give the priorities the preemption was decided with.
-                preemptor = state.workloads[r.key]
-                for t in r.targets:
-                    victim = t.workload
-                    evicted.append(
-                        Eviction(
-                            victim=t.workload.key,
-                            cluster_queue=t.cluster_queue,
-                            preemptor=r.key,
-                            reason=t.reason.value,
-                            message=t.message,
-                            preemptor_priority=base_priority(preemptor),
-                            victim_priority=base_priority(victim),
-                            preemptor_boost=effective_priority(preemptor, boost_enabled=boost) - base_priority(preemptor),
-                            victim_boost=effective_priority(victim, boost_enabled=boost) - base_priority(victim),
-                        )
-                    )
-            if r.queue == "inadmissible":
-                parked.append(Parked(r.key, r.cluster_queue, r.message))
+        # A cycle changes conditions only, never priorities: the current objects give the
+        # priorities the preemption was decided with.
+        admitted, evicted, parked = translate_results(
+            result.results, state.workloads, state.workloads, self.config.preemption.priority_boost
+        )
         ran = result.attempt is not None
         changed = ran and (bool(admitted or evicted) or result.memory_changed)
         return CycleResult(changed=changed, admitted=admitted, evicted=evicted, parked=parked)
@@ -172,24 +141,70 @@ class CycleScheduler:
     # -- helpers
 
     def _with_specs(self, arrival: Arrival) -> Workload:
-        """The arrival's workload with the pod sets the cycle reads (``spec_pod_sets``): the
-        template's scheduling fields (node selector, tolerations, minCount) with the
-        arrival's counts and requests."""
-        w = arrival.workload.workload
-        base = {ps.name: ps for ps in w.spec_pod_sets}
-        if arrival.template is not None and not base:
-            template = self.state.workloads.get(arrival.template)
-            if template is not None:
-                base = {ps.name: ps for ps in template.spec_pod_sets}
-        specs = []
-        for ps in arrival.workload.pod_sets:
-            known = base.get(ps.name)
-            if known is None:
-                specs.append(PodSetSpec(ps.name, ps.count, ps.requests))
-            else:
-                min_count = known.min_count if known.min_count is None or known.min_count <= ps.count else ps.count
-                specs.append(attrs.evolve(known, count=ps.count, requests=ps.requests, min_count=min_count))
-        return attrs.evolve(w, spec_pod_sets=specs)
+        return with_pod_specs(arrival, self.state.workloads)
+
+
+def with_pod_specs(arrival: Arrival, workloads: Mapping[str, Workload]) -> Workload:
+    """The arrival's workload with the pod sets the cycle reads (``spec_pod_sets``): the
+    template's scheduling fields (node selector, tolerations, minCount) with the arrival's
+    counts and requests; ``workloads`` (by key) holds the template."""
+    w = arrival.workload.workload
+    base = {ps.name: ps for ps in w.spec_pod_sets}
+    if arrival.template is not None and not base:
+        template = workloads.get(arrival.template)
+        if template is not None:
+            base = {ps.name: ps for ps in template.spec_pod_sets}
+    specs = []
+    for ps in arrival.workload.pod_sets:
+        known = base.get(ps.name)
+        if known is None:
+            specs.append(PodSetSpec(ps.name, ps.count, ps.requests))
+        else:
+            min_count = known.min_count if known.min_count is None or known.min_count <= ps.count else ps.count
+            specs.append(attrs.evolve(known, count=ps.count, requests=ps.requests, min_count=min_count))
+    return attrs.evolve(w, spec_pod_sets=specs)
+
+
+def translate_results(
+    results: Sequence[HeadResult], before: Mapping[str, Workload], after: Mapping[str, Workload], boost: bool
+) -> tuple[list[Admission], list[Eviction], list[Parked]]:
+    """A cycle's head results as the event loop's admissions, evictions and parked workloads:
+    admitted workloads as they are ``after`` the cycle, preemptors and victims as they were
+    ``before`` it (their priorities and boosts)."""
+    admitted: list[Admission] = []
+    evicted: list[Eviction] = []
+    parked: list[Parked] = []
+    for r in results:
+        if r.outcome is Outcome.ADMITTED:
+            w = after[r.key]
+            admitted.append(
+                Admission(
+                    r.key,
+                    w.cluster_queue,
+                    [AdmittedPodSet(ps.name, ps.count, ps.flavors) for ps in w.pod_sets],
+                    dict(w.usage),
+                )
+            )
+        elif r.outcome is Outcome.PREEMPTING:
+            preemptor = before[r.key]
+            for t in r.targets:
+                victim = before.get(t.workload.key, t.workload)
+                evicted.append(
+                    Eviction(
+                        victim=t.workload.key,
+                        cluster_queue=t.cluster_queue,
+                        preemptor=r.key,
+                        reason=t.reason.value,
+                        message=t.message,
+                        preemptor_priority=base_priority(preemptor),
+                        victim_priority=base_priority(victim),
+                        preemptor_boost=effective_priority(preemptor, boost_enabled=boost) - base_priority(preemptor),
+                        victim_boost=effective_priority(victim, boost_enabled=boost) - base_priority(victim),
+                    )
+                )
+        if r.queue == "inadmissible":
+            parked.append(Parked(r.key, r.cluster_queue, r.message))
+    return admitted, evicted, parked
 
 
 def cluster_state_for(base: ClusterState, dump: ClusterDump) -> ClusterState:

@@ -43,14 +43,12 @@ from ..cycle import (
     schedule_cycle,
     shape_hash,
 )
-from ..cycle.entry import Outcome
 from ..cycle.cluster import QueueingStrategy
-from ..flavors import PodSetSpec
 from ..model import Workload
-from ..priority import BOOST_ANNOTATION, base_priority, effective_priority
+from ..priority import BOOST_ANNOTATION, effective_priority
 from .arrivals import SIM_START, Arrival
-from .engine import Admission, CycleResult, Eviction, Parked
-from .timeline import AdmittedPodSet
+from .cycle_scheduler import translate_results, with_pod_specs
+from .engine import CycleResult
 
 __all__ = ["ReferenceCycleScheduler"]
 
@@ -160,64 +158,16 @@ class ReferenceCycleScheduler:
         result = schedule_cycle(self.cluster, self.queues, self.config, self._at(now))
         old = self._by_key
         self._set(result.cluster, result.queues)
-        admitted: list[Admission] = []
-        evicted: list[Eviction] = []
-        parked: list[Parked] = []
-        boost = self.config.preemption.priority_boost
-        for r in result.results:
-            if r.outcome is Outcome.ADMITTED:
-                w = self._by_key[r.key]
-                admitted.append(
-                    Admission(
-                        r.key,
-                        w.cluster_queue,
-                        [AdmittedPodSet(ps.name, ps.count, ps.flavors) for ps in w.pod_sets],
-                        dict(w.usage),
-                    )
-                )
-            elif r.outcome is Outcome.PREEMPTING:
-                preemptor = old[r.key]
-                for t in r.targets:
-                    victim = old.get(t.workload.key, t.workload)
-                    evicted.append(
-                        Eviction(
-                            victim=t.workload.key,
-                            cluster_queue=t.cluster_queue,
-                            preemptor=r.key,
-                            reason=t.reason.value,
-                            message=t.message,
-                            preemptor_priority=base_priority(preemptor),
-                            victim_priority=base_priority(victim),
-                            preemptor_boost=effective_priority(preemptor, boost_enabled=boost) - base_priority(preemptor),
-                            victim_boost=effective_priority(victim, boost_enabled=boost) - base_priority(victim),
-                        )
-                    )
-            if r.queue == "inadmissible":
-                parked.append(Parked(r.key, r.cluster_queue, r.message))
+        admitted, evicted, parked = translate_results(
+            result.results, old, self._by_key, self.config.preemption.priority_boost
+        )
         changed = _changed(before, result.queues, bool(admitted or evicted), result.attempt is not None)
         return CycleResult(changed=changed, admitted=admitted, evicted=evicted, parked=parked)
 
     # -- helpers
 
     def _with_specs(self, arrival: Arrival) -> Workload:
-        """The arrival's workload with the pod sets the cycle reads (``spec_pod_sets``): the
-        template's scheduling fields (node selector, tolerations, minCount) with the
-        arrival's counts and requests."""
-        w = arrival.workload.workload
-        base = {ps.name: ps for ps in w.spec_pod_sets}
-        if arrival.template is not None and not base:
-            template = self._by_key.get(arrival.template)
-            if template is not None:
-                base = {ps.name: ps for ps in template.spec_pod_sets}
-        specs = []
-        for ps in arrival.workload.pod_sets:
-            known = base.get(ps.name)
-            if known is None:
-                specs.append(PodSetSpec(ps.name, ps.count, ps.requests))
-            else:
-                min_count = known.min_count if known.min_count is None or known.min_count <= ps.count else ps.count
-                specs.append(attrs.evolve(known, count=ps.count, requests=ps.requests, min_count=min_count))
-        return attrs.evolve(w, spec_pod_sets=specs)
+        return with_pod_specs(arrival, self._by_key)
 
 
 def _undo_notify(before: QueueState, after: QueueState, released: set[str]) -> QueueState:
