@@ -17,7 +17,9 @@ One instant (SC-T-2, SC-SIM-13 item 3):
    completion notifies its root cohort (SC-IN-4), whose requeue run is scheduled ``delay``
    seconds later — at once, before the next cycle, when the delay is 0 (SC-SIM-13 item 4);
 4. if the cycle cap ``10 × pending + 10`` is reached, a ``livelock`` event names the workloads
-   the last cycles touched (SC-SIM-13 item 5) and the loop moves on to the next instant.
+   the last cycles touched (SC-SIM-13 item 5) and the loop moves on to the next instant;
+5. controllers that watch the cycles' writes (:class:`WatchesCycles`) say when they must run
+   next (a time-sharing window that started with an admission of this instant).
 
 A re-admitted workload runs its full duration again (SC-SIM-13 item 2); a workload the dump
 shows admitted runs its ``remaining`` time, or until the end.
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from typing import Callable, Iterable, Protocol, Sequence
+from typing import Callable, Iterable, Protocol, Sequence, runtime_checkable
 
 import attrs
 
@@ -56,6 +58,7 @@ __all__ = [
     "CycleResult",
     "Scheduler",
     "Controller",
+    "WatchesCycles",
     "SimulationOptions",
     "SimulationResult",
     "run_simulation",
@@ -169,6 +172,19 @@ class Controller(Protocol):
     def __call__(self, now: float, scheduler: Scheduler) -> float | None: ...
 
 
+@runtime_checkable
+class WatchesCycles(Protocol):
+    """A controller that also looks at what the cycles of an instant left behind.
+
+    Kueue's controllers watch workloads, so an admission written by a cycle reaches them at
+    once (BOOST-7): a time-based controller learns there when its next reconcile is due (the
+    time-sharing booster: when the admitted workload's window ends, BOOST-3). The loop calls
+    ``after_cycles`` once the cycles of an instant have settled and schedules the time it
+    returns; it must not change workloads (the instant's cycles are over)."""
+
+    def after_cycles(self, now: float, scheduler: Scheduler) -> float | None: ...
+
+
 def _non_negative(inst: object, attr: attrs.Attribute[float], value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         raise ConfigurationError(f"SimulationOptions.{attr.name}: must be a finite number >= 0, got {value!r}")
@@ -272,6 +288,7 @@ class _Loop:
         self.cq_of: dict[str, str] = {}
         self.epoch: dict[str, int] = {}  # admission count: a finish scheduled before an eviction is stale
         self.pending_runs: set[str] = set()
+        self.wakes: set[float] = set()  # controller wake-ups in the heap
         self.cycles = 0
         self.instants = 0
         for lw in dump.pending():
@@ -312,6 +329,15 @@ class _Loop:
         # would otherwise print as 1185.5700000000002 and split one instant into two.
         heapq.heappush(self.heap, (round(t, 6), kind, self.seq, payload))
 
+    def wake(self, t: float | None, now: float) -> None:
+        """A controller asked to run at ``t``: one wake-up per time, however many ask."""
+        if t is None:
+            return
+        t = round(t, 6)  # as push() keeps it: a time that rounds to now would be a second instant at now
+        if t > now and t not in self.wakes:
+            self.wakes.add(t)
+            self.push(t, _CONTROLLER, None)
+
     def notify(self, workload: str, now: float) -> None:
         """SC-IN-4 via SC-IN-3: join a pending run of the root, or schedule one."""
         root = self.roots.get(self.cq_of.get(workload, ""), f"ClusterQueue/{self.cq_of.get(workload, '')}")
@@ -347,7 +373,7 @@ class _Loop:
             assert isinstance(payload, str)
             self.run_requeue(payload, now)
         elif kind == _CONTROLLER:
-            pass  # a wake-up: the controllers run below for every instant
+            self.wakes.discard(now)  # a wake-up: the controllers run below for every instant
 
     def release(self, key: str, now: float) -> None:
         self.s.release(key, now)
@@ -369,9 +395,7 @@ class _Loop:
             self.apply(kind, payload, now)
         # 2. controllers
         for controller in self.controllers:
-            wake = controller(now, self.s)
-            if wake is not None and wake > now:
-                self.push(wake, _CONTROLLER, None)
+            self.wake(controller(now, self.s), now)
         if self.controllers:
             for key in self.s.take_notifications():
                 self.notify(key, now)
@@ -384,13 +408,13 @@ class _Loop:
             if cycles >= cap:
                 touched = sorted(set().union(*recent[-10:])) if recent else []
                 self.timeline.append(Livelock(now, cycles, touched))
-                return
+                break
             result = self.s.cycle(now)
             cycles += 1
             self.cycles += 1
             recent.append(self.record(result, now))
             if not result.changed:
-                return
+                break
             # SC-SIM-13 item 1: victims are released before the next cycle (termination 0).
             for e in result.evicted:
                 if self.options.termination_time == 0:
@@ -399,6 +423,10 @@ class _Loop:
                     self.push(now + self.options.termination_time, _RELEASE, e.victim)
             # Delay 0: a requeue run notified just now happens before the next cycle (item 4).
             self.due_now(now, (_REQUEUE,))
+        # 4. controllers that watch what the cycles wrote ask for their next run
+        for controller in self.controllers:
+            if isinstance(controller, WatchesCycles):
+                self.wake(controller.after_cycles(now, self.s), now)
 
     def record(self, result: CycleResult, now: float) -> set[str]:
         touched: set[str] = set()
