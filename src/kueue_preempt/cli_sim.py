@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
+from datetime import timedelta
 from typing import Any, Callable
 
 import attrs
 
 from ._cli_gates import add_feature_gates_flag
+from ._cli_logging import LOGGER_NAME
 from .config import PreemptionConfig
 from .cycle import CycleConfig
 from .cli_kperf import add_scenario_arguments, scenario_command
 from .errors import ConfigurationError
+from .io import parse_documents, read_bytes
 from .io.cycle_state import load_cluster_state
 from .sim.arrivals import ArrivalsFile, write_arrivals
 from .sim.arrivals_read import load_arrivals
@@ -30,8 +34,9 @@ from .sim.progress import ProgressBar
 from .sim.report import summary_json, summary_table
 from .sim.run import DEFAULT_METRICS, SimulationEvaluator, simulate
 from .sim.timeline import write_timeline
-from .policies.boost import ThresholdBoostConfig
+from .policies.boost import ThresholdBoostConfig, TimeSharingConfig
 from .sweep import DaskBackend, LocalBackend, PolicySettings, Scenario, parse_vary, run_sweep, sweep_json, sweep_table
+from .sweep.scenario import parse_window
 from .sweep.backends import Backend
 
 __all__ = ["add_sim_parsers", "simulate_command", "sweep_command"]
@@ -45,8 +50,37 @@ def _cycle_config(args: argparse.Namespace) -> CycleConfig:
     return CycleConfig(config_of(args))
 
 
+def _time_sharing(args: argparse.Namespace) -> TimeSharingConfig | None:
+    """``--time-sharing FILE`` (the booster's own YAML, BOOST-1) with ``--time-sharing-interval``
+    over its interval; the interval alone runs the booster with Kueue's other defaults; an
+    interval of 0 alone runs nothing (decision ts-c)."""
+    window: timedelta | None = args.time_sharing_interval
+    if args.time_sharing is None:
+        return None if not window else TimeSharingConfig(interval=window)
+    objects = parse_documents(read_bytes(args.time_sharing), source=args.time_sharing)
+    if len(objects) != 1:
+        raise ConfigurationError(f"{args.time_sharing}: expected one booster configuration, found {len(objects)} documents")
+    try:
+        config = TimeSharingConfig.from_mapping(objects[0].data)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"{args.time_sharing}: {exc}") from None
+    if window is not None:
+        config = attrs.evolve(config, interval=window)
+    if not config.enabled:
+        # Kueue starts such a booster without complaint (BOOST-1): say why nothing is boosted.
+        logging.getLogger(LOGGER_NAME).warning(
+            "%s: timeSharing.interval is empty or 0: the booster boosts nothing and only removes "
+            "boost annotations from the workloads it selects (BOOST-1, BOOST-4; the README's "
+            "'duration' key is not read)",
+            args.time_sharing,
+        )
+    return config
+
+
 def _policy(args: argparse.Namespace) -> PolicySettings:
-    return PolicySettings(boost=ThresholdBoostConfig() if args.boost else None, cost_base=args.cost_base)
+    return PolicySettings(
+        boost=ThresholdBoostConfig() if args.boost else None, cost_base=args.cost_base, time_sharing=_time_sharing(args)
+    )
 
 
 def _options(args: argparse.Namespace) -> SimulationOptions:
@@ -147,6 +181,14 @@ def _seconds(value: str) -> float:
     return out
 
 
+def _window(value: str) -> timedelta:
+    try:
+        window = parse_window(value, where="--time-sharing-interval")
+    except ConfigurationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return timedelta(0) if window is None else window  # 0 given is not "absent" (None)
+
+
 def _count(value: str) -> int:
     try:
         out = int(value)
@@ -194,6 +236,16 @@ def _common(
     )
     p.add_argument("--boost", action="store_true", help="run the preemption-count booster (BOOST-12, defaults)")
     p.add_argument("--cost-base", type=int, metavar="N", help="run the preemption-cost controller (COST-6) with this base")
+    p.add_argument(
+        "--time-sharing", metavar="FILE",
+        help="run Kueue's time-sharing booster (kueue-priority-booster) with this config (YAML/JSON: "
+        "timeSharing.interval/negativeBoost, workloadSelector, maxWorkloadPriority; BOOST-1)",
+    )
+    p.add_argument(
+        "--time-sharing-interval", type=_window, metavar="DURATION",
+        help="its window: a Go duration (30m, 1h30m) or seconds; alone, runs the booster with "
+        "Kueue's defaults (0 = off); with --time-sharing, replaces the file's interval",
+    )
     p.add_argument("--output", "-o", choices=("table", "json"), default="table")
 
 
