@@ -497,3 +497,16 @@ def test_cli_sweep_over_the_window(files: Path, capsys: pytest.CaptureFixture[st
     doc = json.loads(capsys.readouterr().out)
     assert code == 0
     assert [run["metrics"]["preemptions"] for run in doc["runs"]] == [0, 4, 1]
+
+
+def test_cli_without_until_warns_and_the_endless_turns_are_bounded(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """a and b take turns for ever (each re-admission restarts its 100 s, SC-SIM-13 item 2): the
+    CLI says to give --until, and --max-instants stops the run, reported with exit 1."""
+    code = main([
+        "simulate", str(files / "dump.json"), "--arrivals", str(files / "arr.jsonl"),
+        "--time-sharing-interval", "10s", "--max-instants", "20", "-o", "json",
+    ])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert code == 1 and doc["truncated"] and doc["instants"] == 20
+    assert "time sharing without --until" in err

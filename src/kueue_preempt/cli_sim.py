@@ -42,6 +42,7 @@ from .sweep.backends import Backend
 __all__ = ["add_sim_parsers", "simulate_command", "sweep_command"]
 
 EXIT_LIVELOCK = 1
+_WINDOW_FIELDS = ("boost.window", "timeSharing.interval")
 
 
 def _cycle_config(args: argparse.Namespace) -> CycleConfig:
@@ -78,9 +79,21 @@ def _time_sharing(args: argparse.Namespace) -> TimeSharingConfig | None:
 
 
 def _policy(args: argparse.Namespace) -> PolicySettings:
-    return PolicySettings(
+    policy = PolicySettings(
         boost=ThresholdBoostConfig() if args.boost else None, cost_base=args.cost_base, time_sharing=_time_sharing(args)
     )
+    if policy.time_sharing is not None and policy.time_sharing.enabled:
+        _warn_unbounded(args)
+    return policy
+
+
+def _warn_unbounded(args: argparse.Namespace) -> None:
+    if args.until is None:
+        logging.getLogger(LOGGER_NAME).warning(
+            "time sharing without --until: workloads longer than the window may take turns for ever "
+            "(a re-admitted workload runs its whole duration again, SC-SIM-13 item 2), and the run then "
+            "stops only at --max-instants"
+        )
 
 
 def _options(args: argparse.Namespace) -> SimulationOptions:
@@ -158,6 +171,8 @@ def sweep_command(args: argparse.Namespace) -> tuple[int, str]:
     varies = [parse_vary(v) for v in args.vary]
     config = _cycle_config(args)
     base = Scenario(dump, config=config.preemption, policy=_policy(args))
+    if base.policy.time_sharing is None and any(v.path.field in _WINDOW_FIELDS for v in varies):
+        _warn_unbounded(args)
     evaluate = SimulationEvaluator(state, file, _options(args), config)
     backend, ctx = _backend(args)
     try:
