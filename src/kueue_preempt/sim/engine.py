@@ -35,6 +35,7 @@ from .._frozen import FrozenMap, frozen_map
 from ..errors import ConfigurationError
 from ..io import ClusterDump, ManifestError
 from ..model import FlavorResource
+from .api_model import ApiModel, ApiRuntime, ApiStats
 from .arrivals import Arrival, Arrivals
 from .timeline import (
     Admitted,
@@ -53,6 +54,7 @@ __all__ = [
     "Admission",
     "Eviction",
     "Parked",
+    "HeadStatus",
     "CycleResult",
     "Scheduler",
     "Controller",
@@ -105,6 +107,25 @@ class Parked:
     reason: str = ""
 
 
+@attrs.frozen
+class HeadStatus:
+    """One head of a cycle, in processing order: admitted, or left pending with the
+    ``QuotaReserved=False`` reason and message the cycle wrote for it (SC-MSG-1, SC-MSG-3).
+    The API model (decision ``(kp-a)``) needs the order (one token per write, served in call
+    order) and the message (a pending write only when it changed)."""
+
+    workload: str
+    cluster_queue: str
+    admitted: bool = False
+    pending: bool = False
+    reason: str = ""
+    message: str = ""
+
+
+def _heads(value: Iterable[HeadStatus]) -> tuple[HeadStatus, ...]:
+    return tuple(value)
+
+
 def _admissions(value: Iterable[Admission]) -> tuple[Admission, ...]:
     return tuple(value)
 
@@ -127,6 +148,9 @@ class CycleResult:
     admitted: tuple[Admission, ...] = attrs.field(default=(), converter=_admissions)
     evicted: tuple[Eviction, ...] = attrs.field(default=(), converter=_evictions)
     parked: tuple[Parked, ...] = attrs.field(default=(), converter=_parked)
+    heads: tuple[HeadStatus, ...] = attrs.field(default=(), converter=_heads)
+    """The cycle's heads in processing order (empty from a scheduler that does not report
+    them: the API model then counts admissions and evictions in list order, no pending write)."""
 
 
 class Scheduler(Protocol):
@@ -195,9 +219,17 @@ class SimulationOptions:
     cycle_cap_factor: int = 10
     """Cap per instant: ``cycle_cap_factor × pending + cycle_cap_base`` cycles (SC-SIM-13 item 5)."""
     cycle_cap_base: int = 10
+    api: ApiModel | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.instance_of(ApiModel))
+    )
+    """Kueue's API throughput (decision ``(kp-a)``); ``None``: an ideal, infinitely fast API."""
 
 
 def _events(value: Iterable[Event]) -> tuple[Event, ...]:
+    return tuple(value)
+
+
+def _seen(value: Iterable[tuple[str, float]]) -> tuple[tuple[str, float], ...]:
     return tuple(value)
 
 
@@ -210,6 +242,11 @@ class SimulationResult:
     cycles: int
     truncated: bool = False
     """``max_instants`` was reached before the events ran out (or ``until``)."""
+    api: ApiStats | None = None
+    """What the API model did (``None``: ideal API)."""
+    admitted_seen: tuple[tuple[str, float], ...] = attrs.field(default=(), converter=_seen)
+    """With the API model: ``(workload, time)`` when each admission write completed — when a
+    runner sees the workload admitted and starts it (decision ``(kp-a)``)."""
 
     @property
     def livelocks(self) -> tuple[Livelock, ...]:
@@ -237,14 +274,23 @@ def root_keys(dump: ClusterDump) -> dict[str, str]:
     return out
 
 
+def _local_queue(namespace: str, name: str, cluster_queue: str) -> str:
+    """The LocalQueue status key of a workload (its ClusterQueue when it names none)."""
+    return f"{namespace}/{name}" if name else f"ClusterQueue/{cluster_queue}"
+
+
 @attrs.frozen
 class _Finish:
     key: str
     epoch: int
 
 
-# Event classes in the order SC-SIM-13 item 3 applies them within one instant.
-_ARRIVAL, _FINISH, _RELEASE, _REQUEUE, _CONTROLLER = range(5)
+# Event classes in the order SC-SIM-13 item 3 applies them within one instant. The API
+# model's own events come last and are *silent*: an admission write seen by the runner, a
+# status write completed. They change nothing the scheduler reads, so a time holding only
+# them is not an instant (no cycle runs for it).
+_ARRIVAL, _FINISH, _RELEASE, _REQUEUE, _CONTROLLER, _SEEN, _STATUS = range(7)
+_SILENT = _SEEN
 
 
 class _Loop:
@@ -274,16 +320,25 @@ class _Loop:
         self.pending_runs: set[str] = set()
         self.cycles = 0
         self.instants = 0
+        self.lq_of: dict[str, str] = {}
+        # The API model (decision (kp-a)); None: an ideal API, and none of this state is used.
+        self.api = None if options.api is None else ApiRuntime(options.api, lambda t, kind: self.push(t, _STATUS, kind))
+        self.blocked_until = 0.0  # the scheduler waits for its last cycle's writes until then
+        self.wake_at = -1.0
+        self.in_flight: set[str] = set()  # evicted, eviction write not yet completed
+        self.seen: list[tuple[str, float]] = []
         for lw in dump.pending():
             try:
                 cq = dump.cluster_queue_for(lw)
             except ManifestError:  # a dump workload without a usable LocalQueue never enters a queue
                 continue
             self.cq_of[lw.key] = cq
+            self.lq_of[lw.key] = _local_queue(lw.workload.namespace, lw.workload.local_queue, cq)
             self.timeline.append(Arrived(0.0, lw.key, cq, initial=True))
         for lw in dump.holding_quota():
             w = lw.workload
             self.cq_of[w.key] = w.cluster_queue
+            self.lq_of[w.key] = _local_queue(w.namespace, w.local_queue, w.cluster_queue)
             self.timeline.append(
                 Admitted(
                     0.0,
@@ -304,6 +359,8 @@ class _Loop:
         for a in arrivals.arrivals:
             self.durations[a.key] = a.duration
             self.cq_of[a.key] = a.cluster_queue
+            w = a.workload.workload
+            self.lq_of[a.key] = _local_queue(w.namespace, w.local_queue, a.cluster_queue)
             self.push(a.at, _ARRIVAL, a)
 
     def push(self, t: float, kind: int, payload: object) -> None:
@@ -331,6 +388,7 @@ class _Loop:
             assert isinstance(payload, Arrival)
             self.timeline.append(Arrived(now, payload.key, payload.cluster_queue))
             self.s.arrive(payload, now)
+            self.status_changed(payload.key, now)
         elif kind == _FINISH:
             assert isinstance(payload, _Finish)
             key = payload.key
@@ -340,6 +398,7 @@ class _Loop:
             self.s.finish(key, now)
             self.timeline.append(Finished(now, key, self.cq_of[key]))
             self.notify(key, now)
+            self.status_changed(key, now)
         elif kind == _RELEASE:
             assert isinstance(payload, str)
             self.release(payload, now)
@@ -348,13 +407,45 @@ class _Loop:
             self.run_requeue(payload, now)
         elif kind == _CONTROLLER:
             pass  # a wake-up: the controllers run below for every instant
+        elif kind == _SEEN:
+            assert isinstance(payload, _Finish)
+            self.seen_admitted(payload, now)
+        elif kind == _STATUS:
+            assert isinstance(payload, str) and self.api is not None
+            self.api.status_done(payload, now)
 
     def release(self, key: str, now: float) -> None:
         self.s.release(key, now)
         cq = self.cq_of[key]
         self.timeline.append(Released(now, key, cq))
         self.timeline.append(Requeued(now, key, cq, "Preempted"))  # SC-EV-3/SC-EV-4: active set, no backoff
+        if self.api is not None:
+            self.in_flight.discard(key)
+            self.api.write("requeued", now)  # the workload controller's Requeued write: background
         self.notify(key, now)
+        self.status_changed(key, now)
+
+    def status_changed(self, key: str, now: float) -> None:
+        """A workload of these queues changed: their status controllers have a write to make."""
+        if self.api is not None:
+            self.api.changed(self.cq_of.get(key, ""), self.lq_of.get(key, ""), now)
+
+    def seen_admitted(self, ticket: _Finish, now: float) -> None:
+        """The admission write completed: the runner sees the workload admitted and starts its
+        run time now (decision (kp-a)); a stale ticket (evicted since) starts nothing."""
+        key = ticket.key
+        if self.epoch.get(key) != ticket.epoch:
+            return
+        self.seen.append((key, now))
+        duration = self.durations.get(key)
+        if duration is not None and self.options.api is not None:
+            self.push(now + duration + self.options.api.finish_latency, _FINISH, ticket)
+
+    def wake(self, t: float) -> None:
+        """A cycle at ``t`` (once per time): the scheduler is free again then."""
+        if self.wake_at != t:
+            self.wake_at = t
+            self.push(t, _CONTROLLER, None)
 
     def due_now(self, now: float, kinds: tuple[int, ...]) -> None:
         while self.heap and self.heap[0][0] == now and self.heap[0][1] in kinds:
@@ -376,7 +467,11 @@ class _Loop:
             for key in self.s.take_notifications():
                 self.notify(key, now)
             self.due_now(now, (_REQUEUE,))  # delay 0: before the cycles
-        # 3. cycles until nothing changes
+        # 3. cycles until nothing changes — with the API model, not while the scheduler still
+        # waits for its last cycle's writes (decision (kp-a)): it cycles again when they completed.
+        if self.api is not None and now < self.blocked_until:
+            self.wake(self.blocked_until)
+            return
         cap = self.options.cycle_cap_factor * self.s.pending_count() + self.options.cycle_cap_base
         recent: list[set[str]] = []
         cycles = 0
@@ -389,6 +484,10 @@ class _Loop:
             cycles += 1
             self.cycles += 1
             recent.append(self.record(result, now))
+            if self.api is not None:
+                if self.api_cycle(result, now):
+                    return
+                continue
             if not result.changed:
                 return
             # SC-SIM-13 item 1: victims are released before the next cycle (termination 0).
@@ -400,6 +499,56 @@ class _Loop:
             # Delay 0: a requeue run notified just now happens before the next cycle (item 4).
             self.due_now(now, (_REQUEUE,))
 
+    def api_cycle(self, result: CycleResult, now: float) -> bool:
+        """The writes of one cycle through the API model, in the order Kueue makes them
+        (decision (kp-a)): per head in processing order its admission (background) or its new
+        evictions (the scheduler waits; each victim is released when its write completes),
+        then the pending heads' status writes (the scheduler waits). Returns whether the
+        instant's cycles stop here: nothing changed, or the scheduler is blocked."""
+        api = self.api
+        assert api is not None and self.options.api is not None
+        sync = now + self.options.api.cycle_seconds
+        admitted = {a.workload: a for a in result.admitted}
+        evictions: dict[str, list[Eviction]] = {}
+        for e in result.evicted:
+            evictions.setdefault(e.preemptor, []).append(e)
+        releases: list[tuple[float, str]] = []
+        order = [h.workload for h in result.heads] or [*admitted, *evictions]
+        for key in order:
+            a = admitted.pop(key, None)
+            if a is not None:
+                self.status_changed(key, now)
+                done = api.write("admission", now)
+                api.admitted(key)
+                self.push(done, _SEEN, _Finish(key, self.epoch[key]))
+            for e in evictions.pop(key, ()):
+                if e.victim in self.in_flight:
+                    continue  # SC-PR-1: already evicted, counted without a write
+                self.in_flight.add(e.victim)
+                done = api.write("eviction", now)
+                sync = max(sync, done)
+                releases.append((done + self.options.termination_time, e.victim))
+        for h in result.heads:
+            if h.pending:
+                done_or_none = api.pending_write(h.workload, h.reason, h.message, now)
+                if done_or_none is not None:
+                    sync = max(sync, done_or_none)
+        for t, victim in releases:
+            if round(t, 6) <= now:
+                self.release(victim, now)
+            else:
+                self.push(t, _RELEASE, victim)
+        sync = round(sync, 6)
+        if sync > now:
+            self.blocked_until = sync
+            if result.changed:
+                self.wake(sync)
+            return True
+        if not result.changed:
+            return True
+        self.due_now(now, (_REQUEUE,))
+        return False
+
     def record(self, result: CycleResult, now: float) -> set[str]:
         touched: set[str] = set()
         for a in result.admitted:
@@ -409,10 +558,12 @@ class _Loop:
             epoch = self.epoch.get(a.workload, 0) + 1
             self.epoch[a.workload] = epoch
             duration = self.durations.get(a.workload)
-            if duration is not None:  # SC-SIM-13 item 2: the full duration again
+            if duration is not None and self.api is None:  # SC-SIM-13 item 2: the full duration again
                 self.push(now + duration, _FINISH, _Finish(a.workload, epoch))
         for e in result.evicted:
             touched.update((e.victim, e.preemptor))
+            if self.api is not None and e.victim in self.in_flight:
+                continue  # SC-PR-1: re-issued while its eviction write is in flight, not a new eviction
             self.epoch[e.victim] = self.epoch.get(e.victim, 0) + 1  # cancels its completion
             self.timeline.append(
                 Preempted(
@@ -441,6 +592,10 @@ class _Loop:
             now = self.heap[0][0]
             if until is not None and now > until:
                 break
+            if self.heap[0][1] >= _SILENT:  # only API bookkeeping at this time: not an instant
+                _, kind, _, payload = heapq.heappop(self.heap)
+                self.apply(kind, payload, now)
+                continue
             if self.options.max_instants is not None and self.instants >= self.options.max_instants:
                 truncated = True
                 break
@@ -449,7 +604,13 @@ class _Loop:
             if self.progress is not None:
                 self.progress(now)
         return SimulationResult(
-            timeline=self.timeline, end=end, instants=self.instants, cycles=self.cycles, truncated=truncated
+            timeline=self.timeline,
+            end=end,
+            instants=self.instants,
+            cycles=self.cycles,
+            truncated=truncated,
+            api=None if self.api is None else self.api.stats(),
+            admitted_seen=self.seen,
         )
 
 
