@@ -38,6 +38,7 @@ from ..model import Workload
 from ..priority import BOOST_ANNOTATION, base_priority, effective_priority
 from .arrivals import SIM_START, Arrival
 from .engine import Admission, CycleResult, Eviction, Parked
+from .heads import head_statuses
 from .timeline import AdmittedPodSet
 
 __all__ = ["CycleScheduler", "cluster_state_for"]
@@ -136,7 +137,9 @@ class CycleScheduler:
         )
         ran = result.attempt is not None
         changed = ran and (bool(admitted or evicted) or result.memory_changed)
-        return CycleResult(changed=changed, admitted=admitted, evicted=evicted, parked=parked)
+        return CycleResult(
+            changed=changed, admitted=admitted, evicted=evicted, parked=parked, heads=head_statuses(result.results)
+        )
 
     # -- helpers
 

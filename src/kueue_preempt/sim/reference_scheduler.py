@@ -48,6 +48,7 @@ from ..model import Workload
 from ..priority import BOOST_ANNOTATION, effective_priority
 from .arrivals import SIM_START, Arrival
 from .cycle_scheduler import translate_results, with_pod_specs
+from .heads import head_statuses
 from .engine import CycleResult
 
 __all__ = ["ReferenceCycleScheduler"]
@@ -162,7 +163,9 @@ class ReferenceCycleScheduler:
             result.results, old, self._by_key, self.config.preemption.priority_boost
         )
         changed = _changed(before, result.queues, bool(admitted or evicted), result.attempt is not None)
-        return CycleResult(changed=changed, admitted=admitted, evicted=evicted, parked=parked)
+        return CycleResult(
+            changed=changed, admitted=admitted, evicted=evicted, parked=parked, heads=head_statuses(result.results)
+        )
 
     # -- helpers
 
