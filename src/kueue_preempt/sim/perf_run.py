@@ -156,6 +156,6 @@ def scenario_arrivals(built: BuiltScenario, dump: ClusterDump, *, start: datetim
         k = _shape(g)
         lw = templates[k]
         at = g.at_ms / 1000.0
-        w = attrs.evolve(lw.workload, name=g.name, uid=f"sim-{seq:08d}", creation_time=start + timedelta(seconds=at))
-        out.append(Arrival(at, g.runtime_ms / 1000.0, attrs.evolve(lw, workload=w), queues[k], None, line=i + 1))
+        model = attrs.evolve(lw.workload, name=g.name, uid=f"sim-{seq:08d}", creation_time=start + timedelta(seconds=at))
+        out.append(Arrival(at, g.runtime_ms / 1000.0, attrs.evolve(lw, workload=model), queues[k], None, line=i + 1))
     return Arrivals(arrivals=out, start=start)
