@@ -256,6 +256,10 @@ def test_run_scenario_is_the_general_simulator() -> None:
     run = run_scenario(built)
     assert run.result == general_run(built, options=SimulationOptions(max_instants=None))
     assert run.summary == summary_for_scenario(run.result.timeline, built)
+    # An ideal API has no admission writes: the summary and the plots read the timeline's admissions.
+    assert run.admitted_seen is None
+    with_api = run_scenario(built, ScenarioOptions(api=ApiModel(50, 100)))
+    assert with_api.admitted_seen == with_api.result.admitted_seen != ()
     assert sum(isinstance(e, Preempted) for e in run.result.timeline) > 0
 
 

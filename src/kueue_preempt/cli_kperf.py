@@ -106,7 +106,7 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
         from .sim.kueue_plots import write_scenario_plots
 
         write_scenario_plots(
-            run.result.timeline, run.built, args.plots, admitted_seen=run.result.admitted_seen, format=args.plot_format
+            run.result.timeline, run.built, args.plots, admitted_seen=run.admitted_seen, format=args.plot_format
         )
     api = run.result.api or ApiStats(0, 0, 0.0, ())
     if args.output == "json":

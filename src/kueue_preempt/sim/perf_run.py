@@ -68,6 +68,12 @@ class ScenarioRun:
     result: SimulationResult
     summary: KueueSummary
 
+    @property
+    def admitted_seen(self) -> tuple[tuple[str, float], ...] | None:
+        """When each admission write completed (the runner's admission times), or ``None``
+        with an ideal API, where they are the admissions of the timeline."""
+        return None if self.options.api is None else self.result.admitted_seen
+
 
 def run_scenario(
     scenario: Scenario | BuiltScenario | str | os.PathLike[str],
@@ -90,7 +96,7 @@ def run_scenario(
         result.timeline,
         built,
         truncate=options.truncate_timestamps,
-        admitted_seen=result.admitted_seen if options.api is not None else None,
+        admitted_seen=None if options.api is None else result.admitted_seen,
     )
     return ScenarioRun(built, options, result, summary)
 
