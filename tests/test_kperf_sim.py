@@ -376,3 +376,18 @@ def test_api_model_never_overcommits_and_finishes_everything(text: str, qps: flo
         seen[key].append(t)
     for key, times in seen.items():
         assert all(s >= a for s, a in zip(times, admitted_at[key]))
+
+
+@pytest.mark.parametrize("api", [None, ApiModel(50, 100)], ids=["ideal", "api"])
+def test_a_victim_still_terminating_is_not_evicted_again(api: ApiModel | None) -> None:
+    """SC-PR-1/SC-PR-3 with a termination time: while its victims terminate the preemptor is
+    re-nominated every cycle and gets the same targets, which count without a new eviction;
+    such a cycle changes nothing (SC-T-3), so no livelock is reported and each victim has one
+    `preempted` event per release."""
+    built = build_scenario(parse_scenario(SCENARIO.format(queues=3, nominal=4, bl=4, reclaim="Any", within="LowerPriority")))
+    r = general_run(built, options=SimulationOptions(termination_time=0.35, api=api))
+    preempted = collections.Counter(e.workload for e in r.timeline if isinstance(e, Preempted))
+    released = collections.Counter(e.workload for e in r.timeline if isinstance(e, Released))
+    assert preempted and preempted == released
+    assert r.livelocks == ()
+    assert {e.workload for e in r.timeline if isinstance(e, Finished)} == {w.key for w in built.workloads}
