@@ -391,3 +391,23 @@ def test_a_victim_still_terminating_is_not_evicted_again(api: ApiModel | None) -
     assert preempted and preempted == released
     assert r.livelocks == ()
     assert {e.workload for e in r.timeline if isinstance(e, Finished)} == {w.key for w in built.workloads}
+
+
+def test_a_scheduler_that_reports_no_heads_gets_its_admissions_written_in_list_order() -> None:
+    """The API model with a scheduler that does not report its heads (the engine tests' fake):
+    admissions are written in the order the cycle lists them, the run starts when the write
+    completes. Q = 1, B = 1: w1 and w2 are admitted by the two cycles at 0; w1's write takes
+    the token (runs 0..10), w2's owes one (seen at 1, runs 1..11); w3, parked, returns with the
+    requeue run at 11 (w1's finish at 10 notified, SC-IN-3) and is written at once (bucket full)."""
+    from test_sim_engine import THREE, FakeScheduler, _arrivals
+
+    from kueue_preempt.sim.engine import run_simulation
+    from sim_dump import small_dump
+
+    dump = small_dump()
+    options = SimulationOptions(api=ApiModel(1, 1, write_latency=0, status_objects=()))
+    r = run_simulation(FakeScheduler(dump), dump, _arrivals(*THREE), options=options)
+    assert [(k.split("/")[1], t) for k, t in r.admitted_seen] == [("w1", 0), ("w2", 1), ("w3", 11)]
+    finished = [(e.workload.split("/")[1], e.t) for e in r.timeline if isinstance(e, Finished)]
+    assert finished == [("w1", 10), ("w2", 11), ("w3", 21)]
+    assert r.api is not None and dict(r.api.by_kind) == {"admission": 3}

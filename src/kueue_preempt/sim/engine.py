@@ -515,7 +515,9 @@ class _Loop:
         for e in result.evicted:
             evictions.setdefault(e.preemptor, []).append(e)
         releases: list[tuple[float, str]] = []
-        order = [h.workload for h in result.heads] or [*admitted, *evictions]
+        order = [h.workload for h in result.heads]
+        listed = set(order)  # a scheduler that reports no heads: list order
+        order += [k for k in [*admitted, *evictions] if k not in listed]
         for key in order:
             a = admitted.pop(key, None)
             if a is not None:
