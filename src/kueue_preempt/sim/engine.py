@@ -21,6 +21,14 @@ One instant (SC-T-2, SC-SIM-13 item 3):
 
 A re-admitted workload runs its full duration again (SC-SIM-13 item 2); a workload the dump
 shows admitted runs its ``remaining`` time, or until the end.
+
+With ``SimulationOptions.api`` (Kueue's API throughput, :mod:`~kueue_preempt.sim.api_model`,
+decisions ``(kp-a)``, ``(kp-h)``) a cycle's writes go through the client's token bucket in
+Kueue's order: eviction and pending-reason writes hold up the scheduler (no cycle runs until
+they completed; a wake-up runs the next one then), a victim is released when its eviction
+write completes, and an admitted workload's run starts when its admission write completes
+(``SimulationResult.admitted_seen``). Without it (the default) the API is ideal and none of
+this changes anything.
 """
 
 from __future__ import annotations
