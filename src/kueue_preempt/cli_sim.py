@@ -19,14 +19,16 @@ from ._cli_gates import add_feature_gates_flag
 from ._cli_logging import LOGGER_NAME
 from .config import PreemptionConfig
 from .cycle import CycleConfig
-from .cli_kperf import add_scenario_arguments, scenario_command
+from .cli_kperf import add_api_arguments, add_scenario_arguments, api_limits, scenario_command
 from .errors import ConfigurationError
 from .io import parse_documents, read_bytes
 from .io.cycle_state import load_cluster_state
 from .sim.arrivals import ArrivalsFile, write_arrivals
 from .sim.arrivals_read import load_arrivals
 from .sim.arrivals_resolve import resolve_arrivals
+from .sim.api_model import ApiModel
 from .sim.engine import SimulationOptions
+from .sim.kueue_config import configured_api_limits
 from .sim.generate import generate_arrivals, load_generator_spec
 from .sim.metrics import summarize
 from .sim.plots import PLOT_FORMATS, write_plots
@@ -96,12 +98,24 @@ def _warn_unbounded(args: argparse.Namespace) -> None:
         )
 
 
+def _api(args: argparse.Namespace) -> ApiModel | None:
+    """``--api-qps``/``--api-burst``, else ``--config``'s ``clientConnection`` if the file has
+    one (decision ``(kp-i)``), else an ideal API."""
+    from_file = configured_api_limits(args.config) if args.config else None
+    if getattr(args, "api_qps", None) is not None or getattr(args, "api_burst", None) is not None:
+        if from_file is not None:
+            raise ConfigurationError("--config has a clientConnection and --api-qps/--api-burst: give the client limits one way")
+        return ApiModel.of(api_limits(args))
+    return None if from_file is None else ApiModel.of(from_file)
+
+
 def _options(args: argparse.Namespace) -> SimulationOptions:
     return SimulationOptions(
         until=args.until,
         termination_time=args.termination_time,
         inadmissible_requeue_delay=args.requeue_delay,
         max_instants=args.max_instants,
+        api=_api(args),
     )
 
 
@@ -137,15 +151,28 @@ def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
     summary = summarize(result.timeline, dump=dump, until=options.until)
     code = EXIT_LIVELOCK if summary.livelocks or result.truncated else 0
     if args.output == "json":
-        doc = {
+        doc: dict[str, Any] = {
             "truncated": result.truncated,
             "instants": result.instants,
             "cycles": result.cycles,
             "events": len(result.timeline),
             "summary": summary_json(summary, series=args.series),
         }
+        if result.api is not None and options.api is not None:
+            doc["api"] = {
+                "qps": options.api.qps,
+                "burst": options.api.burst,
+                "requests": result.api.requests,
+                "delayed": result.api.delayed,
+                "byKind": dict(result.api.by_kind),
+            }
         return code, json.dumps(doc, indent=2) + "\n"
     head = f"{len(file.rows)} arrivals, {result.instants} instants, {result.cycles} cycles, {len(result.timeline)} events\n"
+    if result.api is not None and options.api is not None:
+        head += (
+            f"API {options.api.qps:g} qps, burst {options.api.burst}: {result.api.requests} requests "
+            f"({result.api.delayed} delayed)\n"
+        )
     tail = ""
     if result.truncated:
         tail = (
@@ -284,6 +311,7 @@ def add_sim_parsers(
     sim.add_argument("--plots", metavar="DIR", help="write utilization/waits/preemptions charts (needs the [plot] extra)")
     sim.add_argument("--plot-format", choices=PLOT_FORMATS, default="png")
     sim.add_argument("--series", action="store_true", help="-o json: include usage and DRS over time")
+    add_api_arguments(sim)
     add_scenario_arguments(sim)
     sim.set_defaults(func=simulate_command)
 
