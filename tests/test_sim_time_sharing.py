@@ -26,6 +26,7 @@ from kueue_preempt.io.cycle_state import cluster_state_from_objects
 from kueue_preempt.policies.boost import LabelSelector, ThresholdBoostConfig, TimeSharingConfig
 from kueue_preempt.priority import BOOST_ANNOTATION
 from kueue_preempt.sim import ArrivalsFile, parse_arrivals, resolve_arrivals
+from kueue_preempt.sim.api_model import ApiModel
 from kueue_preempt.sim.controllers import TimeSharingController
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler
 from kueue_preempt.sim.engine import SimulationOptions, SimulationResult, run_simulation
@@ -195,6 +196,24 @@ def test_the_window_wakes_the_booster_when_nothing_else_happens() -> None:
     )
     assert instants == [0, 0.25, 2.75, 5.25]
     assert _preemptions(result) == [(2.75, "ns/a", "ns/b", 0, -100000), (5.25, "ns/b", "ns/a", 0, -100000)]
+
+
+def test_with_the_api_model_each_window_still_starts_at_the_admission() -> None:
+    """With Kueue's API throughput modelled (writes take time, the scheduler waits for its
+    eviction writes), admissions land at odd times; each preemption still comes exactly one
+    window (10 s, BOOST-3) plus the requeue delay (1 s, SC-IN-3) after the victim's admission."""
+    result = simulate(
+        STATE, DUMP, _file(AB), policy=PolicySettings(time_sharing=TEN),
+        options=SimulationOptions(until=45, api=ApiModel(qps=50, burst=100)),
+    )
+    admitted: dict[str, float] = {}
+    gaps: list[float] = []
+    for e in result.timeline:
+        if isinstance(e, Admitted):
+            admitted[e.workload] = e.t
+        elif isinstance(e, Preempted):
+            gaps.append(round(e.t - admitted[e.workload], 6))
+    assert gaps == [11.0, 11.0, 11.0, 11.0]
 
 
 def test_without_the_booster_b_waits_for_a() -> None:
