@@ -165,6 +165,12 @@ class DecisionContext:
         """GT-5 for the preemptor's requests against the current snapshot."""
         return self.snapshot.fits(self.node, self.requests, allow_borrowing=allow_borrowing)
 
+    def fits_with(self, c: Candidate, allow_borrowing: bool) -> bool:
+        """GT-5 as if candidate ``c`` were admitted again (fill-back, FB-2), without re-adding it."""
+        return self.snapshot.fits_with(
+            self.node, self.requests, c.node, c.workload.usage, allow_borrowing=allow_borrowing
+        )
+
     def targets(self, selected: Iterable[Candidate]) -> list[Target]:
         """Turn selected candidates into Targets with Kueue's message (MSG-3, MSG-4)."""
         preemptor_path = self.snapshot.path(self.node)

@@ -436,7 +436,14 @@ def _run_attempt(ctx: DecisionContext, ordered: Iterable[Candidate], allow_borro
             if ctx.fits(allow_borrowing):
                 if tr is not None:
                     tr.add(Verdict.INFO, "GT-5", f"the preemptor fits ({mode}); minimising")
-                return fill_back(snapshot, selected, _workload_of, lambda: ctx.fits(allow_borrowing), tr)
+                return fill_back(
+                    snapshot,
+                    selected,
+                    _workload_of,
+                    lambda: ctx.fits(allow_borrowing),
+                    tr,
+                    lambda c: ctx.fits_with(c, allow_borrowing),
+                )
     if tr is not None:
         tr.add(Verdict.INFO, "CL-ATT-2", f"attempt with {mode} found no complete target set")
     return []

@@ -123,7 +123,14 @@ def fair_targets(
             return []
         if tr is not None:
             tr.add(Verdict.INFO, "FB-1", "the preemptor fits; minimising")
-        kept = fill_back(snapshot, run.targets, _workload_of, lambda: ctx.fits(allow_borrowing), tr)
+        kept = fill_back(
+            snapshot,
+            run.targets,
+            _workload_of,
+            lambda: ctx.fits(allow_borrowing),
+            tr,
+            lambda c: ctx.fits_with(c, allow_borrowing),
+        )
         return ctx.targets(kept)
 
 

@@ -779,6 +779,41 @@ class Snapshot:
                 return False
         return True
 
+    def fits_with(
+        self, cq: QuotaNode, request: Usage, added_cq: QuotaNode, added: Usage, *, allow_borrowing: bool
+    ) -> bool:
+        """GT-5 as if ``added`` were first given to ``added_cq`` with :meth:`add_usage`, without
+        changing the snapshot: fill-back's test of a re-admission (FB-2), which usually fails,
+        so the workload is then not added and removed again. O(F · depth), no journal."""
+        for fr, v in request.items():
+            a = added.get(fr)
+            usages = None if a is None or added_cq.path[-1] is not cq.path[-1] else self._usages_after_add(cq, fr, added_cq, a)
+            u = cq.usage.get(fr, 0) if usages is None else usages[0]
+            if not allow_borrowing and amount_add(u, v) > cq.subtree_quota.get(fr, 0):  # Q-11
+                return False
+            if v > self.available(cq, fr, usages):
+                return False
+        return True
+
+    def _usages_after_add(self, cq: QuotaNode, fr: FlavorResource, added_cq: QuotaNode, v: int) -> list[int]:
+        """The usage of ``fr`` of every node on ``cq.path`` after ``add_usage(added_cq, {fr: v})``
+        (Q-7), computed as :meth:`add_usage` walks, without writing it."""
+        links, _, _, small = added_cq.plans.get(fr) or self._plan(added_cq, fr)
+        small = small and -_SMALL < v < _SMALL
+        after: dict[QuotaNode, int] = {}
+        for node, node_usage, lq, _, is_root in links:
+            used = node_usage.get(fr, 0)
+            if small and -_SMALL < used < _SMALL:
+                la = 0 if lq is None or lq <= used else lq - used  # Q-8
+                after[node] = used + v
+            else:
+                la = 0 if lq is None else max(0, amount_sub(lq, used))
+                after[node] = amount_add(used, v)
+            if is_root or v <= la:
+                break
+            v = v - la if small else amount_sub(v, la)
+        return [after[n] if n in after else n.usage.get(fr, 0) for n in cq.path]
+
     def lowest_fitting_height(self, cq: QuotaNode, fr: FlavorResource, value: int) -> tuple[int, bool]:
         """Q-16: the borrowing level of ``value`` more ``fr`` and whether a proper subtree fits it."""
         if not self.borrowing_with(cq, fr, value) or cq.parent is None:
