@@ -175,8 +175,14 @@ class DecisionContext:
         """Turn selected candidates into Targets with Kueue's message (MSG-3, MSG-4)."""
         preemptor_path = self.snapshot.path(self.node)
         out = []
+        # The message depends on the target only through its reason and queue (MSG-3).
+        messages: dict[tuple[PreemptionReason, QuotaNode], str] = {}
         for c in selected:
-            message = preemption_message(self.preemptor, c.reason.value, preemptor_path, self.snapshot.path(c.node))
+            message = messages.get((c.reason, c.node))
+            if message is None:
+                message = messages[(c.reason, c.node)] = preemption_message(
+                    self.preemptor, c.reason.value, preemptor_path, self.snapshot.path(c.node)
+                )
             out.append(Target(workload=c.workload, reason=c.reason, cluster_queue=c.node.name, message=message))
             if self.trace is not None:
                 self.trace.add(Verdict.TARGET, "MSG-1", f"reason {c.reason.value}", c.workload.key, c.node.name)

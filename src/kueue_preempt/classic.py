@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import heapq
 from datetime import datetime
-from typing import Generic, Iterable, Iterator, TypeVar
+from typing import Callable, Generic, Iterable, Iterator, TypeVar
 
 from ._context import NO_PRIORITY, Candidate, DecisionContext, check_decision_args, workloads_in_order
 from .config import PreemptionConfig
@@ -94,9 +94,12 @@ def _plan(ctx: DecisionContext) -> tuple[dict[bool, Iterable[Candidate]], list[b
         # reclaim-without-borrowing and skipped (CL-VAR-3). The bucket is in priority order
         # (ORD-4 after the constant ORD-1/ORD-2), so that attempt stops there instead.
         var3 = _while_borrowing_bound(ctx)
-        orders[True] = _Chain(
-            [hierarchy[0], _Below(priority[0], var3), same_queue[0], hierarchy[1], _Below(priority[1], var3), same_queue[1]]
+        # Without borrowWithinCohort every priority-bucket candidate is reclaim-without-borrowing:
+        # that attempt does not even start the bucket's merge.
+        below: list[Iterable[Candidate]] = (
+            [(), ()] if var3 == NO_PRIORITY else [_Below(priority[0], var3), _Below(priority[1], var3)]
         )
+        orders[True] = _Chain([hierarchy[0], below[0], same_queue[0], hierarchy[1], below[1], same_queue[1]])
 
     no_hier = not hierarchy[0] and not hierarchy[1]  # CL-GEN-8: raw buckets
     no_other = no_hier and not priority[0] and not priority[1]
@@ -181,7 +184,10 @@ def _bucket(
     if not sources:
         return (), ()
     if index is not None:
-        return _Lazy(_merged(ctx, index, sources, True, bound)), _Lazy(_merged(ctx, index, sources, False, bound))
+        return (
+            _Lazy(_merged(ctx, index, sources, True, bound), _probe(ctx, index, sources, True, bound)),
+            _Lazy(_merged(ctx, index, sources, False, bound), _probe(ctx, index, sources, False, bound)),
+        )
     if ctx.entries and ctx.fast:  # a trace reports every candidate: it takes the full path
         return _sorted_entries(ctx, sources, bound)
     out = []
@@ -214,11 +220,40 @@ def _merged(
     ctx: DecisionContext, index: CandidateIndex, sources: list[_Source], evicted: bool, bound: int | None
 ) -> Iterator[Candidate]:
     """Indexed path: the sources' sorted slices merged lazily (entries are unique tuples, so
-    the merge compares them directly)."""
+    the merge compares them directly).
+
+    A generator: the slices are looked up only when an attempt first reads the bucket, and
+    the evicted half skips queues without evicted workloads (usually all of them)."""
     snapshot, frnp, now = ctx.snapshot, ctx.frnp, ctx.now
+    if evicted:
+        sources = [s for s in sources if index.has_evicted(s[0].name) or s[0].unreserved]
+        if not sources:
+            return
     streams = [snapshot.candidate_stream(index, queue, frnp, now, evicted, bound) for queue, _, _ in sources]
     merged = streams[0] if len(streams) == 1 else heapq.merge(*streams)
-    return _admitted(ctx, merged, {source[0].name: source for source in sources})
+    yield from _admitted(ctx, merged, {source[0].name: source for source in sources})
+
+
+def _probe(
+    ctx: DecisionContext, index: CandidateIndex, sources: list[_Source], evicted: bool, bound: int | None
+) -> Callable[[], bool] | None:
+    """Is a bucket non-empty (CL-ATT-1 asks)? One queue's slice at a time, stopping at the first
+    admitted candidate, so that a bucket no attempt reads is never merged (within-ClusterQueue
+    preemption: the cohort's buckets). Not with a trace, which would see candidates twice."""
+    if not ctx.fast:
+        return None
+
+    def probe() -> bool:
+        for source in sources:
+            queue = source[0]
+            if evicted and not (index.has_evicted(queue.name) or queue.unreserved):
+                continue
+            stream = ctx.snapshot.candidate_stream(index, queue, ctx.frnp, ctx.now, evicted, bound)
+            for _ in _admitted(ctx, stream, {queue.name: source}):
+                return True
+        return False
+
+    return probe
 
 
 def _admitted(ctx: DecisionContext, entries: Iterator[Entry], by_name: dict[str, _Source]) -> Iterator[Candidate]:
@@ -243,9 +278,12 @@ def _admit(ctx: DecisionContext, c: Candidate, lca: QuotaNode | None, advantage:
 class _Lazy(Generic[T]):
     """A lazily filled, re-iterable sequence: attempts share the work of earlier ones."""
 
-    def __init__(self, source: Iterator[T]) -> None:
+    def __init__(self, source: Iterator[T], probe: Callable[[], bool] | None = None) -> None:
+        """``probe``: answers ``bool(self)`` before anything is read, more cheaply than
+        reading the first item (see :func:`_probe`)."""
         self._source: Iterator[T] | None = source
         self._items: list[T] = []
+        self._probe = probe
 
     def __iter__(self) -> Iterator[T]:
         i = 0
@@ -263,6 +301,8 @@ class _Lazy(Generic[T]):
                 self._items.append(nxt)
 
     def __bool__(self) -> bool:
+        if self._probe is not None and not self._items and self._source is not None:
+            return self._probe()
         return next(iter(self), None) is not None
 
 
@@ -429,7 +469,7 @@ def _run_attempt(ctx: DecisionContext, ordered: Iterable[Candidate], allow_borro
                 if tr is not None:
                     tr.add(Verdict.SKIPPED, rule, _INVALID_WHY[rule], c.workload.key, c.node.name)
                 continue
-            snapshot.remove_workload(c.workload)
+            snapshot.take_usage(c.node, c.workload)  # only usages are read from here on
             selected.append(c)
             if tr is not None:
                 tr.add(Verdict.TAKEN, "CL-ATT-2", f"removed ({mode})", c.workload.key, c.node.name)
@@ -443,6 +483,7 @@ def _run_attempt(ctx: DecisionContext, ordered: Iterable[Candidate], allow_borro
                     lambda: ctx.fits(allow_borrowing),
                     tr,
                     lambda c: ctx.fits_with(c, allow_borrowing),
+                    lambda c: snapshot.return_usage(c.node, c.workload),
                 )
     if tr is not None:
         tr.add(Verdict.INFO, "CL-ATT-2", f"attempt with {mode} found no complete target set")

@@ -20,6 +20,7 @@ def fill_back(
     fits: Callable[[], bool],
     trace: DecisionTrace | None = None,
     fits_with: Callable[[T], bool] | None = None,
+    readmit: Callable[[T], None] | None = None,
 ) -> list[T]:
     """Re-admit every target the preemptor does not need, newest selection first (FB-2).
 
@@ -31,6 +32,8 @@ def fill_back(
     ``fits_with(target)``, if given, answers ``fits()`` as if the target were re-added,
     without adding it (:meth:`~kueue_preempt.quota.Snapshot.fits_with`): most targets are
     needed, and then the snapshot is not changed twice for nothing. The answers are the same.
+    ``readmit(target)``, if given, re-admits a target instead of ``add_workload`` (with
+    ``fits_with``: classic attempts remove only the usage, :meth:`Snapshot.take_usage`).
     """
     result = list(targets)
     for i in range(len(result) - 2, -1, -1):
@@ -38,7 +41,10 @@ def fill_back(
         if fits_with is not None:
             back = fits_with(result[i])
             if back:
-                snapshot.add_workload(w)
+                if readmit is not None:
+                    readmit(result[i])
+                else:
+                    snapshot.add_workload(w)
         else:
             snapshot.add_workload(w)
             back = fits()

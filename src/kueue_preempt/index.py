@@ -91,6 +91,10 @@ class CandidateIndex:
         if entry[0] == 0:
             self._evicted[entry[5]] -= 1
 
+    def has_evicted(self, cluster_queue: str) -> bool:
+        """Does the queue hold evicted entries (ORD-1's first half)? O(1)."""
+        return bool(self._evicted.get(cluster_queue))
+
     def __len__(self) -> int:
         return self._size
 

@@ -212,6 +212,7 @@ class Snapshot:
         # Entries removed inside the current what-if block, by workload key (see _enter).
         self._parked: dict[str, Entry] = {}
         self._classes: dict[str, WorkloadPriorityClass] = {}
+        self._paths: dict[QuotaNode, str] = {}
         cluster_queues = iter_args(cluster_queues, ClusterQueue, "Snapshot", "cluster_queues")
         cohorts = iter_args(cohorts, Cohort, "Snapshot", "cohorts")
         workloads = iter_args(workloads, Workload, "Snapshot", "workloads")
@@ -613,8 +614,12 @@ class Snapshot:
                 yield node.workloads[key]
 
     def path(self, cq: QuotaNode) -> str:
-        """``/root/.../parent/cq`` as Kueue prints it in messages (MSG-4)."""
-        return "/" + "/".join(n.name for n in reversed(cq.path))
+        """``/root/.../parent/cq`` as Kueue prints it in messages (MSG-4). Cached: the tree
+        never changes, and every target's message names its queue's path."""
+        text = self._paths.get(cq)
+        if text is None:
+            text = self._paths[cq] = "/" + "/".join(n.name for n in reversed(cq.path))
+        return text
 
     def subtree(self, node: QuotaNode) -> list[QuotaNode]:
         """``node`` and all its descendants, parents first, children by name."""
@@ -937,6 +942,23 @@ class Snapshot:
         self.remove_usage(node, workload.usage)
         if stored.non_preemptible is not False and (stored.non_preemptible or stored.priority_class is not None):
             self._track_np(node, stored, -1)
+
+    def take_usage(self, node: QuotaNode, workload: Workload) -> None:
+        """Remove the usage of ``workload``, admitted in ClusterQueue ``node``, as
+        :meth:`remove_workload` does (Q-7, NP-5), but leave it in the queue's workload set and
+        stored entries: a decision's trial removal (CL-ATT-2), after which only usages are read.
+        Use inside :meth:`preserved`; undo with :meth:`return_usage` or by leaving the block.
+        Skipping the set and entry bookkeeping (and its undoing) is about a tenth of a
+        classic decision."""
+        self.remove_usage(node, workload.usage)
+        if workload.non_preemptible is not False and (workload.non_preemptible or workload.priority_class is not None):
+            self._track_np(node, workload, -1)
+
+    def return_usage(self, node: QuotaNode, workload: Workload) -> None:
+        """Undo :meth:`take_usage` (fill-back's re-admission, FB-2)."""
+        self.add_usage(node, workload.usage)
+        if workload.non_preemptible is not False and (workload.non_preemptible or workload.priority_class is not None):
+            self._track_np(node, workload, +1)
 
     def preserved(self) -> AbstractContextManager[Snapshot]:
         """Run a block of what-if changes and restore the exact prior state on exit (GT-3).
