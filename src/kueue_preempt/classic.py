@@ -443,13 +443,12 @@ def _invalid_rule(ctx: DecisionContext, c: Candidate, allow_borrowing: bool) -> 
         return ""
     if allow_borrowing and c.variant == _RECLAIM_WITHOUT_BORROWING:
         return "CL-VAR-3"
-    frnp = ctx.frnp
-    if Snapshot.within_nominal(c.node, frnp):
-        return "CL-VALID-1"
-    for n in c.node.ancestors():
-        if n is c.lca:
+    lca = c.lca
+    over = ctx.over_quota
+    for n in c.node.path:  # the queue, then its cohorts below the LCA
+        if n is lca:
             break
-        if Snapshot.within_nominal(n, frnp):
+        if not over(n):
             return "CL-VALID-1"
     return ""
 

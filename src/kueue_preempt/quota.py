@@ -45,7 +45,7 @@ from ._entries import Entry, make_entry
 from .index import CandidateIndex, dedupe
 from .quantity import amount_add, amount_sub
 
-__all__ = ["QuotaNode", "Snapshot", "MAX_COHORT_DEPTH", "MAX_OBJECTS"]
+__all__ = ["QuotaNode", "Snapshot", "FitTest", "MAX_COHORT_DEPTH", "MAX_OBJECTS"]
 
 MAX_COHORT_DEPTH = 1000
 """Deepest cohort chain accepted; deeper trees are rejected as absurd input."""
@@ -154,6 +154,111 @@ class QuotaNode:
 
     def __repr__(self) -> str:
         return f"<{self.kind} {self.name}>"
+
+
+class FitTest:
+    """GT-5 for one request at one ClusterQueue, asked many times while usages change.
+
+    What does not change during a decision is looked up once: per FlavorResource of the
+    request, the quota plan's static numbers and the usage maps of the path. Each test then
+    reads one usage entry per limiting level, in plain arithmetic; when a number is out of
+    :data:`_SMALL`'s range it answers with :meth:`Snapshot.fits` / :meth:`Snapshot.fits_with`
+    (saturating arithmetic). The same answers as those.
+    """
+
+    __slots__ = ("_snapshot", "_cq", "_request", "_parts")
+
+    def __init__(self, snapshot: Snapshot, cq: QuotaNode, request: Usage) -> None:
+        self._snapshot = snapshot
+        self._cq = cq
+        self._request = request
+        parts: list[tuple[Any, ...]] | None = []
+        path = cq.path
+        for fr, v in request.items():
+            links, root_quota, steps, small = cq.plans.get(fr) or snapshot._plan(cq, fr)
+            if parts is None or not (small and -_SMALL < v < _SMALL):
+                parts = None
+                continue
+            # Q-9's limiting levels with their nodes (fits_with overrides usages by node).
+            levels = tuple((path[i], usage, bl, lq, stored) for i, usage, bl, lq, stored in steps)
+            parts.append((fr, v, cq, cq.usage, cq.subtree_quota.get(fr, 0), path[-1], links[-1][1], root_quota, levels))
+        self._parts = parts
+
+    def fits(self, allow_borrowing: bool) -> bool:
+        """:meth:`Snapshot.fits` of the request, now."""
+        got = self._test(allow_borrowing, None, None)
+        if got is None:
+            return self._snapshot.fits(self._cq, self._request, allow_borrowing=allow_borrowing)
+        return got
+
+    def fits_with(self, added_cq: QuotaNode, added: Usage, allow_borrowing: bool) -> bool:
+        """:meth:`Snapshot.fits_with`: the test as if ``added`` were given to ``added_cq``."""
+        got = None
+        if added_cq.path[-1] is self._cq.path[-1]:  # else the addition cannot change the fit
+            got = self._test(allow_borrowing, added_cq, added)
+        elif self._parts is not None:
+            got = self._test(allow_borrowing, None, None)
+        if got is None:
+            return self._snapshot.fits_with(self._cq, self._request, added_cq, added, allow_borrowing=allow_borrowing)
+        return got
+
+    def _test(self, allow_borrowing: bool, added_cq: QuotaNode | None, added: Usage | None) -> bool | None:
+        """The plain-arithmetic test; None when a number is out of range (the caller then
+        asks the snapshot's saturating version)."""
+        parts = self._parts
+        if parts is None:
+            return None
+        for fr, v, cq, cq_usage, cq_sq, root, root_usage, root_quota, levels in parts:
+            after: dict[QuotaNode, int] | None = None
+            if added is not None and added_cq is not None:
+                w = added.get(fr)
+                if w is not None:
+                    after = _plain_after_add(added_cq.plans.get(fr) or self._snapshot._plan(added_cq, fr), fr, w)
+                    if after is None:
+                        return None
+            if not allow_borrowing:
+                u = after[cq] if after is not None and cq in after else cq_usage.get(fr, 0)
+                if not -_SMALL < u < _SMALL:
+                    return None
+                if u + v > cq_sq:  # Q-11
+                    return False
+            u = after[root] if after is not None and root in after else root_usage.get(fr, 0)
+            if not -_SMALL < u < _SMALL:
+                return None
+            a = root_quota - u  # Q-9, as Snapshot.available computes it
+            for node, usage, bl, lq, stored in levels:
+                u = after[node] if after is not None and node in after else usage.get(fr, 0)
+                if not -_SMALL < u < _SMALL:
+                    return None
+                if bl is not None:
+                    used = (u if u > 0 else 0) if lq is None else (u - lq if u > lq else 0)
+                    limit = stored - used + bl
+                    if limit < a:
+                        a = limit
+                if lq is not None and lq > u:
+                    a += lq - u
+            if v > (a if a > 0 else 0):
+                return False
+        return True
+
+
+def _plain_after_add(plan: _QuotaPlan, fr: FlavorResource, v: int) -> dict[QuotaNode, int] | None:
+    """The usages :meth:`Snapshot.add_usage` would write for ``v`` more ``fr`` along ``plan``'s
+    path (Q-7, Q-8), by node, in plain arithmetic; None if a number is out of range."""
+    links, _, _, small = plan
+    if not (small and -_SMALL < v < _SMALL):
+        return None
+    after: dict[QuotaNode, int] = {}
+    for node, node_usage, lq, _, is_root in links:
+        used = node_usage.get(fr, 0)
+        if not -_SMALL < used < _SMALL:
+            return None
+        after[node] = used + v
+        la = 0 if lq is None or lq <= used else lq - used
+        if is_root or v <= la:
+            break
+        v -= la
+    return after
 
 
 class _Preserved(AbstractContextManager["Snapshot"]):
@@ -783,6 +888,11 @@ class Snapshot:
             if v > self.available(cq, fr, usages):
                 return False
         return True
+
+    def fit_test(self, cq: QuotaNode, request: Usage) -> FitTest:
+        """:meth:`fits` for one fixed ``request`` at ``cq``, prepared once (a decision asks after
+        every removal): see :class:`FitTest`."""
+        return FitTest(self, cq, request)
 
     def fits_with(
         self, cq: QuotaNode, request: Usage, added_cq: QuotaNode, added: Usage, *, allow_borrowing: bool
