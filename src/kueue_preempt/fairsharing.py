@@ -603,9 +603,9 @@ def target_share_after_removal(
     if t_almost is target:
         # The share of the target's own queue depends only on its usage: subtract directly.
         return drs_of(snapshot, target, removed=workload.usage)
-    with snapshot.preserved():
-        snapshot.remove_usage(target, workload.usage)
-        return drs_of(snapshot, t_almost)
+    # A cohort's share depends only on its own usage: subtract what the removal's Q-7 walk
+    # would take from it, without a what-if block (one per candidate at tier H otherwise).
+    return drs_of(snapshot, t_almost, None, snapshot.removal_reach(target, workload.usage, t_almost))
 
 
 class _Run:

@@ -889,6 +889,27 @@ class Snapshot:
                 return False
         return True
 
+    def removal_reach(self, cq: QuotaNode, usage: Usage, ancestor: QuotaNode) -> dict[FlavorResource, int]:
+        """What :meth:`remove_usage` of ``usage`` at ``cq`` would subtract from ``ancestor``'s
+        usage, per FlavorResource (Q-7's walk, read only); FlavorResources whose removal stops
+        below ``ancestor`` are absent. O(F · depth)."""
+        out: dict[FlavorResource, int] = {}
+        for fr, v in usage.items():
+            for n in cq.path:
+                if n is ancestor:
+                    out[fr] = v
+                    break
+                if n.parent is None:
+                    break
+                used = n.usage.get(fr, 0)
+                lq = n.local_quota.get(fr)
+                stored = used if lq is None else amount_sub(used, lq)
+                if stored <= 0:
+                    break
+                if stored < v:
+                    v = stored
+        return out
+
     def fit_test(self, cq: QuotaNode, request: Usage) -> FitTest:
         """:meth:`fits` for one fixed ``request`` at ``cq``, prepared once (a decision asks after
         every removal): see :class:`FitTest`."""
