@@ -163,12 +163,16 @@ class DecisionContext:
             candidate_time = self.queue_time
         return policy_allows(policy, self.priority, c.priority, self.queue_time, candidate_time)
 
-    def fits(self, allow_borrowing: bool) -> bool:
-        """GT-5 for the preemptor's requests against the current snapshot."""
+    def fit_test(self) -> FitTest:
+        """GT-5 for the preemptor's requests, prepared once per decision (:class:`FitTest`)."""
         test = self._fit_test
         if test is None:
             test = self._fit_test = self.snapshot.fit_test(self.node, self.requests)
-        return test.fits(allow_borrowing)
+        return test
+
+    def fits(self, allow_borrowing: bool) -> bool:
+        """GT-5 for the preemptor's requests against the current snapshot."""
+        return self.fit_test().fits(allow_borrowing)
 
     def over_quota(self, node: QuotaNode) -> bool:
         """Q-11: is ``node`` over its (subtree) quota on a FlavorResource that needs preemption?
@@ -184,10 +188,7 @@ class DecisionContext:
 
     def fits_with(self, c: Candidate, allow_borrowing: bool) -> bool:
         """GT-5 as if candidate ``c`` were admitted again (fill-back, FB-2), without re-adding it."""
-        test = self._fit_test
-        if test is None:
-            test = self._fit_test = self.snapshot.fit_test(self.node, self.requests)
-        return test.fits_with(c.node, c.workload.usage, allow_borrowing)
+        return self.fit_test().fits_with(c.node, c.workload.usage, allow_borrowing)
 
     def targets(self, selected: Iterable[Candidate]) -> list[Target]:
         """Turn selected candidates into Targets with Kueue's message (MSG-3, MSG-4)."""

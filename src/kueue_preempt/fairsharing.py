@@ -619,7 +619,7 @@ class _Run:
         """FS-RUN-1 ``fits_fs``: the fit without the simulated preemptor usage."""
         ctx = self.ctx
         # NP-8: strict mode may not borrow.
-        return ctx.snapshot.fits_without(ctx.node, ctx.requests, ctx.requests, allow_borrowing=not ctx.must_not_borrow)
+        return ctx.fit_test().fits_without(ctx.requests, not ctx.must_not_borrow)
 
     def take(self, c: Candidate, reason: PreemptionReason, rule: str, detail: str) -> bool:
         c.reason = reason

@@ -202,18 +202,30 @@ class FitTest:
             return self._snapshot.fits_with(self._cq, self._request, added_cq, added, allow_borrowing=allow_borrowing)
         return got
 
-    def _test(self, allow_borrowing: bool, added_cq: QuotaNode | None, added: Usage | None) -> bool | None:
-        """The plain-arithmetic test; None when a number is out of range (the caller then
-        asks the snapshot's saturating version)."""
+    def fits_without(self, removed: Usage, allow_borrowing: bool) -> bool:
+        """:meth:`Snapshot.fits_without` at this ClusterQueue: the test as if ``removed`` were
+        first taken from it (fair sharing's fit test, FS-RUN-1)."""
+        got = self._test(allow_borrowing, None, removed)
+        if got is None:
+            return self._snapshot.fits_without(self._cq, self._request, removed, allow_borrowing=allow_borrowing)
+        return got
+
+    def _test(self, allow_borrowing: bool, added_cq: QuotaNode | None, change: Usage | None) -> bool | None:
+        """The plain-arithmetic test, with ``change`` added at ``added_cq`` or, without
+        ``added_cq``, removed at this ClusterQueue; None when a number is out of range (the
+        caller then asks the snapshot's saturating version)."""
         parts = self._parts
         if parts is None:
             return None
         for fr, v, cq, cq_usage, cq_sq, root, root_usage, root_quota, levels in parts:
             after: dict[QuotaNode, int] | None = None
-            if added is not None and added_cq is not None:
-                w = added.get(fr)
+            if change is not None:
+                w = change.get(fr)
                 if w is not None:
-                    after = _plain_after_add(added_cq.plans.get(fr) or self._snapshot._plan(added_cq, fr), fr, w)
+                    if added_cq is None:
+                        after = _plain_after_remove(cq.plans.get(fr) or self._snapshot._plan(cq, fr), fr, w)
+                    else:
+                        after = _plain_after_add(added_cq.plans.get(fr) or self._snapshot._plan(added_cq, fr), fr, w)
                     if after is None:
                         return None
             if not allow_borrowing:
@@ -240,6 +252,28 @@ class FitTest:
             if v > (a if a > 0 else 0):
                 return False
         return True
+
+
+def _plain_after_remove(plan: _QuotaPlan, fr: FlavorResource, v: int) -> dict[QuotaNode, int] | None:
+    """The usages :meth:`Snapshot.remove_usage` would write for ``v`` less ``fr`` along
+    ``plan``'s path (Q-7), by node, in plain arithmetic; None if a number is out of range."""
+    links, _, _, small = plan
+    if not (small and -_SMALL < v < _SMALL):
+        return None
+    after: dict[QuotaNode, int] = {}
+    for node, node_usage, lq, _, is_root in links:
+        used = node_usage.get(fr, 0)
+        if not -_SMALL < used < _SMALL:
+            return None
+        after[node] = used - v
+        if is_root:
+            break
+        stored = used if lq is None else used - lq
+        if stored <= 0:
+            break
+        if stored < v:
+            v = stored
+    return after
 
 
 def _plain_after_add(plan: _QuotaPlan, fr: FlavorResource, v: int) -> dict[QuotaNode, int] | None:
