@@ -180,7 +180,10 @@ class FitTest:
                 parts = None
                 continue
             # Q-9's limiting levels with their nodes (fits_with overrides usages by node).
-            levels = tuple((path[i], usage, bl, lq, stored) for i, usage, bl, lq, stored in steps)
+            # A borrowing limit caps the headroom at ``stored + bl - used``: the sum is static.
+            levels = tuple(
+                (path[i], usage, None if bl is None else stored + bl, lq) for i, usage, bl, lq, stored in steps
+            )
             parts.append((fr, v, cq, cq.usage, cq.subtree_quota.get(fr, 0), path[-1], links[-1][1], root_quota, levels))
         self._parts = parts
 
@@ -238,17 +241,21 @@ class FitTest:
             if not -_SMALL < u < _SMALL:
                 return None
             a = root_quota - u  # Q-9, as Snapshot.available computes it
-            for node, usage, bl, lq, stored in levels:
+            for node, usage, cap, lq in levels:
                 u = after[node] if after is not None and node in after else usage.get(fr, 0)
                 if not -_SMALL < u < _SMALL:
                     return None
-                if bl is not None:
-                    used = (u if u > 0 else 0) if lq is None else (u - lq if u > lq else 0)
-                    limit = stored - used + bl
+                if lq is None:  # then the level has a borrowing limit (see _plan)
+                    limit = cap - u if u > 0 else cap
                     if limit < a:
                         a = limit
-                if lq is not None and lq > u:
-                    a += lq - u
+                else:
+                    if cap is not None:
+                        limit = cap - (u - lq) if u > lq else cap
+                        if limit < a:
+                            a = limit
+                    if lq > u:
+                        a += lq - u
             if v > (a if a > 0 else 0):
                 return False
         return True
