@@ -359,6 +359,7 @@ class Snapshot:
         self._parked: dict[str, Entry] = {}
         self._classes: dict[str, WorkloadPriorityClass] = {}
         self._paths: dict[QuotaNode, str] = {}
+        self._n_unreserved = 0  # workloads without a reservation time, in all queues
         cluster_queues = iter_args(cluster_queues, ClusterQueue, "Snapshot", "cluster_queues")
         cohorts = iter_args(cohorts, Cohort, "Snapshot", "cohorts")
         workloads = iter_args(workloads, Workload, "Snapshot", "workloads")
@@ -527,6 +528,7 @@ class Snapshot:
         reserved = w.quota_reserved_at
         if reserved is None:
             node.unreserved[key] = w
+            self._n_unreserved += 1
             return None
         # What-if blocks remove and re-add the same workloads (attempts, fill-back): reuse
         # the entry a removal in the block parked instead of recomputing it.
@@ -544,6 +546,7 @@ class Snapshot:
     def _leave(self, node: QuotaNode, key: str, w: Workload) -> Entry | None:
         """Drop ``w``'s entry (O(F)) and return it."""
         if node.unreserved.pop(key, None) is not None:
+            self._n_unreserved -= 1
             return None
         entry = None
         for fr in w.used_flavor_resources:
@@ -595,6 +598,7 @@ class Snapshot:
         """Recompute every entry for other (boost, cost) switches. O(n)."""
         self._key_boost, self._key_cost = boost, cost
         self._parked.clear()
+        self._n_unreserved = 0
         for node in self._queues.values():
             node.entries = {}
             node.unreserved = {}
@@ -633,6 +637,10 @@ class Snapshot:
             for key, w in node.unreserved.items()
             if not w.used_flavor_resources.isdisjoint(frs) and (evicted is None or w.evicted == evicted)
         ]
+
+    def has_unreserved(self) -> bool:
+        """Does any queue hold a workload without a reservation time (built per decision)? O(1)."""
+        return self._n_unreserved > 0
 
     def candidate_stream(
         self,
