@@ -150,8 +150,11 @@ def drs_of(
     best_ratio = 0.0
     best_resource = ""
     # Ties go to the alphabetically smaller name.
+    cache = snapshot._lendable  # FS-DRS-1's lendable depends on quotas only: cached per snapshot
     for resource in sorted(borrowed) if len(borrowed) > 1 else borrowed:
-        lendable = snapshot.lendable(parent, resource)
+        lendable = cache.get((parent, resource))
+        if lendable is None:
+            lendable = snapshot.lendable(parent, resource)
         if lendable <= 0:
             continue
         ratio = float(borrowed[resource]) * 1000.0 / float(lendable)

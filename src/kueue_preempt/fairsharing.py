@@ -410,9 +410,11 @@ _Item = tuple[int, float, Any, int, QuotaNode, DominantResourceShare]
 def _drs_key(d: DominantResourceShare) -> tuple[int, float]:
     """A key ordering shares as :func:`compare_drs` does (FS-DRS-4): infinite shares above
     every finite one, among themselves by ratio; negated for a min-heap."""
-    if d.zero_weight_borrowing:
-        return -1, -d.ratio
-    return 0, -d.precise
+    # The properties inlined (zero_weight_borrowing, precise): this runs for every push.
+    ratio, weight = d.ratio, d.weight
+    if weight == 0 and ratio != 0:
+        return -1, -ratio
+    return 0, (-0.0 if ratio == 0 else -(ratio / weight))
 
 
 class _Heaps:
