@@ -255,17 +255,25 @@ class CycleState:
         """SC-IN-1 (:func:`~kueue_preempt.cycle.queue_inadmissible`) for the named ClusterQueues;
         returns the keys moved, per ClusterQueue in the given order, sorted within it."""
         moved: list[str] = []
+        workloads = self.workloads
         for name in dict.fromkeys(cluster_queues):
             before = self.qmap.get(name)
             if before is None:
                 continue
-            back = frozenset(
-                k
-                for k in before.inadmissible
-                if k in self.workloads
-                and self._namespace_matches(self.workloads[k], name)
-                and self._backoff_expired(self.workloads[k], now)
-            )
+            # One pass per parked workload (a run over a wide tree moves thousands): the
+            # namespace test is per namespace, so it is looked up once per namespace here.
+            namespaces: dict[str, bool] = {}
+            back_keys: list[str] = []
+            for k in before.inadmissible:
+                w = workloads.get(k)
+                if w is None:
+                    continue
+                ok = namespaces.get(w.namespace)
+                if ok is None:
+                    ok = namespaces[w.namespace] = self._namespace_matches(w, name)
+                if ok and self._backoff_expired(w, now):
+                    back_keys.append(k)
+            back = frozenset(back_keys)
             q = attrs.evolve(
                 before, active=before.active | back, inadmissible=before.inadmissible - back, failed_hashes=frozenset()
             )
@@ -379,7 +387,8 @@ class CycleState:
         for c in w.conditions:
             if c.type == "Requeued" and c.status == "False":
                 return False
-        at = self.c.status(w.key).requeue_at
+        status = self.statuses.get(w.key)
+        at = None if status is None else status.requeue_at
         return at is None or now >= at
 
     def _namespace_matches(self, w: Workload, cq: str) -> bool:

@@ -16,7 +16,7 @@ import attrs
 from .._frozen import FrozenMap, frozen_map
 from .._time import ZERO_TIME, micros
 from ..errors import InvalidModel
-from ..flavors import ResourceFlavor
+from ..flavors import PodSetSpec, ResourceFlavor
 from ..model import (
     ClusterQueue,
     Cohort,
@@ -435,6 +435,10 @@ class _Cycle:
         if marker is not None and marker.sticky and marker.key in q.active and marker.key in known:
             return marker.key
         keys = self.order_keys
+        try:  # every key cached: the common case, one C-level pass
+            return min(map(keys.__getitem__, q.active))[3] if q.active else None
+        except KeyError:
+            pass
         best: tuple[int, int, str, str] | None = None
         for k in q.active:
             ok = keys.get(k)
@@ -763,7 +767,18 @@ class _Cycle:
 
     def _bulk_move(self, q: ClusterQueueQueue, shape: Hashable) -> ClusterQueueQueue:
         """SC-RQ-8: park every active workload with the failed head's shape."""
-        same = frozenset(k for k in q.active if k in self.workloads and self._shape(k) == shape)
+        shapes, workloads, config = self.shapes, self.workloads, self.config
+        same_keys: list[str] = []
+        for k in q.active:  # the cached hash of :meth:`_shape`, inlined: this runs per active key
+            h = shapes.get(k)
+            if h is None:
+                w = workloads.get(k)
+                if w is None:
+                    continue
+                h = shapes[k] = shape_hash(w, config)
+            if h == shape:
+                same_keys.append(k)
+        same = frozenset(same_keys)
         return attrs.evolve(
             q, active=q.active - same, inadmissible=q.inadmissible | same, failed_hashes=q.failed_hashes | {shape}
         )
@@ -795,14 +810,11 @@ class _Cycle:
         admitted = w.condition("Admitted")
         if obs or (admitted is not None and admitted.is_true):
             conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", self.now, gen)
-        requests = tuple(
-            (ps.name, {r: _mul(v, ps.count) for r, v in ps.requests.items()}) for ps in w.spec_pod_sets
-        )
-        new_status = attrs.evolve(status, resource_requests=requests)
+        requests = _resource_requests(w.spec_pod_sets)
         if conds != w.conditions:
             self._set_workload(attrs.evolve(w, conditions=conds))
-        if new_status != status:
-            self.statuses[e.key] = new_status
+        if requests != status.resource_requests:
+            self.statuses[e.key] = attrs.evolve(status, resource_requests=requests)
             self.changed.add(e.key)
         self._event(w, "Warning", reason, e.message)
 
@@ -871,6 +883,12 @@ class _Cycle:
             queues=queues,
             changed=frozenset(self.changed),
         )
+
+
+def _resource_requests(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
+    """SC-MSG-3's ``status.resourceRequests`` of these pod sets (per pod set, request x count),
+    in the form :class:`WorkloadStatus` stores it — compared before a new status is built."""
+    return tuple((ps.name, frozen_map({r: _mul(v, ps.count) for r, v in ps.requests.items()})) for ps in specs)
 
 
 def _mul(v: int, n: int) -> int:
