@@ -121,6 +121,9 @@ class CycleState:
         # Queue-map entries that may have become empty since the last cycle: a cycle drops
         # every empty entry (as the pure path's result does) and that counts as a change.
         self._maybe_empty: set[str] = {k for k, v in self.qmap.items() if v == _EMPTY}
+        # ClusterQueues with a non-empty active set: where a cycle looks for heads (a wide
+        # cluster has hundreds of queue entries and, most of the time, a few heads).
+        self._active: set[str] = {k for k, v in self.qmap.items() if v.active}
         self.pending = sum(len(q.active) + len(q.inadmissible) for q in self.qmap.values())
 
     # ------------------------------------------------------------------ views
@@ -146,6 +149,10 @@ class CycleState:
         old = 0 if before is None else len(before.active) + len(before.inadmissible)
         self.pending += len(q.active) + len(q.inadmissible) - old
         self.qmap[cq] = q
+        if q.active:
+            self._active.add(cq)
+        else:
+            self._active.discard(cq)
         if q == _EMPTY:
             self._maybe_empty.add(cq)
 
@@ -314,6 +321,7 @@ class CycleState:
             now=now,
             order_keys=self._order_keys,
             shapes=self._shapes,
+            active_queues=self._active,
         )
         heads = cy.pop_heads()
         if not heads:  # SC-CY-1: no head, no cycle (and nothing popped)
@@ -363,6 +371,10 @@ class CycleState:
         changed = False
         for name, b in before.items():
             q = self.qmap.get(name, _EMPTY)
+            if q.active:  # a cycle changes the queues of its heads only
+                self._active.add(name)
+            else:
+                self._active.discard(name)
             self.pending += len(q.active) + len(q.inadmissible) - len(b.active) - len(b.inadmissible)
             if q != b:
                 changed = True

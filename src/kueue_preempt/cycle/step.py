@@ -380,8 +380,12 @@ class _Cycle:
         now: datetime,
         order_keys: dict[str, tuple[int, int, str, str]] | None = None,
         shapes: dict[str, Hashable] | None = None,
+        active_queues: Iterable[str] | None = None,
     ) -> None:
         self.c = c
+        # The ClusterQueues whose active set is not empty, when the caller keeps that set (the
+        # incremental state does): heads are then looked for there, not in every queue entry.
+        self.active_queues = active_queues
         self.config = config
         self.now = now
         self.number = number
@@ -409,7 +413,8 @@ class _Cycle:
     def pop_heads(self) -> list[Entry]:
         heads: list[Entry] = []
         known = self.c.workloads
-        for name in sorted(self.qmap):  # [D] CQ-name order (SC-CY-2)
+        names = self.qmap if self.active_queues is None else self.active_queues
+        for name in sorted(names):  # [D] CQ-name order (SC-CY-2)
             q = self.qmap[name]
             if not q.active or not self.c.gives_heads(name):
                 continue
