@@ -38,6 +38,7 @@ from .entry import Entry, Mode, Nomination, Outcome
 from .nominate import nominate
 from .order import classic_entry_order
 from .queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
+from .rewrite import with_status
 from .selectors import selects
 from .status import (
     MSG_DEFERRED_FIT,
@@ -662,7 +663,7 @@ class _Cycle:
                     break
             else:
                 stats.append(EvictionStat("Preempted", "", 1))
-            self._set_workload(attrs.evolve(victim, conditions=conds, evicted=True, evictions=stats))
+            self._set_workload(with_status(victim, conditions=conds, evicted=True, evictions=stats))
             self.bumped.add(victim.cluster_queue)
             vi = priority_info(victim, boost_enabled=boost)
             prio = (
@@ -817,7 +818,7 @@ class _Cycle:
             conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", self.now, gen)
         requests = _resource_requests(w.spec_pod_sets)
         if conds != w.conditions:
-            self._set_workload(attrs.evolve(w, conditions=conds))
+            self._set_workload(with_status(w, conditions=conds))
         if requests != status.resource_requests:
             self.statuses[e.key] = attrs.evolve(status, resource_requests=requests)
             self.changed.add(e.key)
