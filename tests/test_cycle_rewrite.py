@@ -4,6 +4,7 @@ re-validating the workload must give exactly what ``attrs.evolve`` gives."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import Any
 
 import attrs
 import pytest
