@@ -62,7 +62,8 @@ def test_only_conditions_keeps_the_rest() -> None:
 
 def test_rejects_what_it_did_not_build() -> None:
     """Typed errors naming the field, as the model's own converters give."""
+    bad: Any = ["QuotaReserved"]
     with pytest.raises(InvalidModel, match="conditions"):
-        with_status(_admitted(), conditions=["QuotaReserved"])  # type: ignore[list-item, arg-type]
+        with_status(_admitted(), conditions=bad)
     with pytest.raises(InvalidModel, match="evictions"):
-        with_status(_admitted(), conditions=(), evictions=["Preempted"])  # type: ignore[list-item,unused-ignore]
+        with_status(_admitted(), conditions=(), evictions=bad)
