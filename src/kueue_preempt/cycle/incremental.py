@@ -138,6 +138,11 @@ class CycleState:
             queues=dict(self.qmap), scan_progress=dict(self.progress), cycle=self.number, generations=dict(self.generations)
         )
 
+    @property
+    def active_queues(self) -> frozenset[str]:
+        """The ClusterQueues whose active set is not empty (where the next cycle looks for heads)."""
+        return frozenset(self._active)
+
     def queue(self, cq: str) -> ClusterQueueQueue:
         return self.qmap.get(cq) or _EMPTY
 
