@@ -141,17 +141,21 @@ def flavors_considered(a: FlavorAssignment) -> str:
 def _nomination(a: FlavorAssignment, targets: Sequence[Target]) -> Nomination:
     tried: dict[tuple[int, str], int] = {(i, r): f.tried_flavor_idx for i, ps in enumerate(a.pod_sets) for r, f in ps.flavors.items()}
     pins = {(ps.name, r): f.flavor for ps in a.pod_sets for r, f in ps.flavors.items()}
+    mode = _MODES[a.mode]
+    # The admission and the <F> text are read only when the head is admitted as nominated
+    # (SC-AD-1, SC-EVT-1), i.e. for a Fit: most nominations of a busy cluster are not.
+    fit = mode is Mode.FIT
     return Nomination(
-        mode=_MODES[a.mode],
+        mode=mode,
         borrowing=a.borrowing,
         usage=a.usage,
         targets=tuple(targets),
         message=a.message,
         no_fit_reason=a.no_fit_reason,
-        pod_sets=admission_pod_sets(a),
+        pod_sets=admission_pod_sets(a) if fit else (),
         progress=ScanProgress(tried=tried) if tried else None,
         pins=pins,
-        flavors_considered=flavors_considered(a),
+        flavors_considered=flavors_considered(a) if fit else "",
     )
 
 
