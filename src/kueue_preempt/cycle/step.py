@@ -16,7 +16,7 @@ import attrs
 from .._frozen import FrozenMap, frozen_map
 from .._time import ZERO_TIME, micros
 from ..errors import InvalidModel
-from ..flavors import PodSetSpec, ResourceFlavor
+from ..flavors import PodSetSpec, ResourceFlavor, groups_of_quota_keys
 from ..model import (
     ClusterQueue,
     Cohort,
@@ -334,7 +334,7 @@ def _snapshot(c: _Cluster, config: CycleConfig) -> Snapshot:
     Stopped ClusterQueues and those naming a missing flavor stay in the snapshot: their quota
     and usage still count at cohort level (SC-ST-5); they only give no heads.
     """
-    cqs = [cq for cq in c.state.cluster_queues if not c.in_cohort_cycle(cq.name)]
+    cqs = [_with_groups(cq) for cq in c.state.cluster_queues if not c.in_cohort_cycle(cq.name)]
     names = {cq.name for cq in cqs}
     cohorts = [co for co in c.state.cohorts if co.name not in c.cyclic]
     charged = [w for w in c.workloads.values() if w.cluster_queue in names and _charged(c, w)]
@@ -345,6 +345,18 @@ def _snapshot(c: _Cluster, config: CycleConfig) -> Snapshot:
     # so the index stays current; inside a block that removes victims it is bypassed.
     snapshot.enable_index(config.preemption)
     return snapshot
+
+
+def _with_groups(cq: ClusterQueue) -> ClusterQueue:
+    """The ClusterQueue with the resource groups the flavor assigner would recover from its
+    quotas (FAS-4, ``groups_of_quota_keys``) written in, so they are derived once per snapshot
+    rather than once per nomination. Only the assigner reads them; same groups, same order."""
+    if cq.resource_groups or not cq.quotas:
+        return cq
+    try:
+        return attrs.evolve(cq, resource_groups=groups_of_quota_keys(cq.quotas))
+    except InvalidModel:  # groups that do not give back the same quotas: let the assigner derive them
+        return cq
 
 
 def _outdated(progress: ScanProgress, shape: Hashable, cycle: int, generation: int, config: CycleConfig) -> bool:
