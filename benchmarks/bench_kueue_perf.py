@@ -2,9 +2,10 @@
 """Kueue's scalability scenarios (issue 21): how fast the simulator replays them.
 
 For each vendored generator file (``examples/kueue-perf/``) it times, in one process,
-reading the file, building the objects and the arrival stream, simulating with Kueue's
-test client limits (50 requests per second, bursts of 100: the throughput model on) and
-computing Kueue's summary; and compares the simulated run time (Kueue's wall time if the
+reading the file, building the objects and the arrival stream, simulating through the general
+simulator (the library's scheduling cycle in the event loop, decision kp-h) with Kueue's test
+client limits (50 requests per second, bursts of 100: the API-throughput model on,
+``SimulationOptions.api``) and computing Kueue's summary; and compares the simulated run time (Kueue's wall time if the
 model is right) with the simulator's own wall time. Each scenario is run ``--repeat`` times
 (default 3); the median is reported, with the CPU time and the load average so a busy
 machine can be told apart.
@@ -28,10 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kueue_preempt.sim.kueue_perf import PerfModel
-from kueue_preempt.sim.perf_run import run_scenario
+from kueue_preempt.sim.api_model import ApiModel
+from kueue_preempt.sim.perf_run import ScenarioOptions, run_scenario
 from kueue_preempt.sim.scenario import load_scenario
-from kueue_preempt.sim.throughput import ApiLimits
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = {
@@ -49,7 +49,7 @@ def measure(name: str, path: Path, repeat: int) -> dict[str, Any]:
     row: dict[str, Any] = {}
     for _ in range(repeat):
         w0, c0 = time.perf_counter(), time.process_time()
-        run = run_scenario(load_scenario(path), PerfModel(api=ApiLimits(50.0, 100)))
+        run = run_scenario(load_scenario(path), ScenarioOptions(api=ApiModel(50.0, 100)))
         walls.append(time.perf_counter() - w0)
         cpus.append(time.process_time() - c0)
         s = run.summary
@@ -57,7 +57,8 @@ def measure(name: str, path: Path, repeat: int) -> dict[str, Any]:
             "clusterQueues": len(run.built.queues),
             "workloads": len(run.built.workloads),
             "cycles": run.result.cycles,
-            "apiRequests": run.result.api.requests,
+            "instants": run.result.instants,
+            "apiRequests": run.result.api.requests if run.result.api is not None else 0,
             "simulatedS": round(s.duration, 3),
             "averageTimeToAdmissionMs": {
                 c: round(v.average_time_to_admission_ms or 0.0) for c, v in s.workload_classes.items()
@@ -90,7 +91,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         waits = ", ".join(f"{c} {v:,} ms" for c, v in r["averageTimeToAdmissionMs"].items())
         usage = ", ".join(f"{c} {v} %" for c, v in r["usagePercent"].items())
-        lines.append(f"- {r['scenario']}: average time to admission {waits}; CPU usage {usage}; {r['cycles']:,} cycles, {r['apiRequests']:,} API requests.")
+        lines.append(f"- {r['scenario']}: average time to admission {waits}; CPU usage {usage}; {r['cycles']:,} cycles, "
+            f"{r['instants']:,} instants, {r['apiRequests']:,} API requests.")
     return "\n".join(lines) + "\n"
 
 

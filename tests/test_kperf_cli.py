@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 from kueue_preempt.cli import main
+from kueue_preempt.sim.api_model import ApiModel
+from kueue_preempt.sim.perf_run import ScenarioOptions, run_scenario
+from kueue_preempt.sim.scenario import build_scenario, parse_scenario
 
 SCENARIO = """
 cohorts:
@@ -116,3 +119,48 @@ def test_bad_scenario_file_is_invalid_input(tmp_path: Path, capsys: pytest.Captu
 def test_missing_inputs_without_scenario(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate"]) == 3
     assert "needs DUMP and --arrivals" in capsys.readouterr().err
+
+
+@pytest.fixture()
+def dump_and_arrivals(tmp_path: Path) -> tuple[Path, Path]:
+    """The scenario above as a dump (its objects) and an arrivals file (its workloads)."""
+    built = build_scenario(parse_scenario(SCENARIO))
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": list(built.objects())}))
+    arrivals = tmp_path / "arrivals.jsonl"
+    arrivals.write_text("".join(
+        json.dumps({"at": w.at_ms / 1000, "duration": w.runtime_ms / 1000, "workload": built.workload_manifest(w)}) + "\n"
+        for w in built.workloads
+    ))
+    return dump, arrivals
+
+
+def test_the_api_model_on_a_dump_and_arrivals(
+    dump_and_arrivals: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The API model is an option of the general simulation (decision kp-h): ``simulate DUMP
+    --arrivals F --api-qps Q --api-burst B`` makes the same writes as ``--scenario`` does for
+    the same scenario; a ``--config`` with a ``clientConnection`` section gives the same limits,
+    one without it keeps the ideal API (decision kp-i)."""
+    dump, arrivals = dump_and_arrivals
+    base = ["simulate", str(dump), "--arrivals", str(arrivals), "-o", "json"]
+    assert main([*base, "--api-qps", "2", "--api-burst", "1"]) == 0
+    api = json.loads(capsys.readouterr().out)["api"]
+    run = run_scenario(build_scenario(parse_scenario(SCENARIO)), ScenarioOptions(api=ApiModel(2, 1)))
+    assert run.result.api is not None
+    assert (api["qps"], api["burst"], api["requests"], api["delayed"]) == (2, 1, run.result.api.requests, run.result.api.delayed)
+    assert api["byKind"] == dict(run.result.api.by_kind) and api["delayed"] > 0
+    config = tmp_path / "config.yaml"
+    config.write_text("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nclientConnection:\n  qps: 2\n  burst: 1\n")
+    assert main([*base, "--config", str(config)]) == 0
+    assert json.loads(capsys.readouterr().out)["api"] == api
+    assert main([*base, "--config", str(config), "--api-qps", "5"]) == 3
+    assert "give the client limits one way" in capsys.readouterr().err
+    config.write_text("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n")
+    assert main([*base, "--config", str(config)]) == 0
+    ideal = json.loads(capsys.readouterr().out)
+    assert "api" not in ideal
+    assert main(base) == 0
+    assert json.loads(capsys.readouterr().out) == ideal
+    assert main([*base, "--api-burst", "3"]) == 3
+    assert "--api-burst needs --api-qps" in capsys.readouterr().err

@@ -13,16 +13,17 @@ import math
 from typing import Any
 
 from .errors import ConfigurationError
+from .sim.api_model import ApiModel
 from .sim.kueue_config import load_scenario_settings
-from .sim.kueue_perf import PerfModel
 from .sim.kueue_summary import summary_json, summary_table
-from .sim.perf_run import run_scenario
+from .sim.perf_run import ScenarioOptions, run_scenario
 from .sim.progress import ProgressBar
 from .sim.scenario import build_scenario, load_scenario
+from .sim.api_model import ApiStats
 from .sim.throughput import ApiLimits
 from .sim.timeline import write_timeline
 
-__all__ = ["add_scenario_arguments", "scenario_command"]
+__all__ = ["add_api_arguments", "add_scenario_arguments", "api_limits", "scenario_command"]
 
 
 def _qps(value: str) -> float:
@@ -45,18 +46,27 @@ def _burst(value: str) -> int:
     return out
 
 
+def add_api_arguments(sim: argparse.ArgumentParser) -> None:
+    """The API-throughput model's options (``simulate`` with a dump or ``--scenario``)."""
+    g = sim.add_argument_group("Kueue's API throughput (decision kp-a)")
+    g.add_argument(
+        "--api-qps", type=_qps, metavar="Q",
+        help="model Kueue's API client: Q requests per second (default: ideal API, or --config's clientConnection)",
+    )
+    g.add_argument("--api-burst", type=_burst, metavar="B", help="bursts of B requests (default: Q rounded up)")
+
+
 def add_scenario_arguments(sim: argparse.ArgumentParser) -> None:
     """The options of ``simulate --scenario``."""
     g = sim.add_argument_group("Kueue scalability scenarios (--scenario)")
     g.add_argument("--scenario", metavar="FILE", help="a Kueue scheduler-performance generator file, instead of DUMP and --arrivals")
-    g.add_argument("--api-qps", type=_qps, metavar="Q", help="model Kueue's API client: Q requests per second (default: ideal API)")
-    g.add_argument("--api-burst", type=_burst, metavar="B", help="bursts of B requests (default: Q rounded up)")
     g.add_argument(
         "--no-equivalence-hashing", action="store_true", help="turn Kueue's SchedulingEquivalenceHashing gate off"
     )
 
 
-def _limits(args: argparse.Namespace) -> ApiLimits:
+def api_limits(args: argparse.Namespace) -> ApiLimits:
+    """``--api-qps``/``--api-burst`` (an ideal API without ``--api-qps``)."""
     if args.api_qps is None:
         if args.api_burst is not None:
             raise ConfigurationError("--api-burst needs --api-qps")
@@ -78,9 +88,9 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
         settings = load_scenario_settings(args.config)
         limits, hashing = settings.api, settings.scheduling_equivalence_hashing
     else:
-        limits, hashing = _limits(args), True
-    model = PerfModel(
-        api=limits,
+        limits, hashing = api_limits(args), True
+    options = ScenarioOptions(
+        api=ApiModel.of(limits),
         scheduling_equivalence_hashing=hashing and not args.no_equivalence_hashing,
         inadmissible_requeue_delay=args.requeue_delay,
         until=args.until,
@@ -89,17 +99,16 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
     # The bar runs to the last creation (or --until); the API model's tail comes after it.
     last = max((w.at_ms for w in built.workloads), default=0) / 1000.0
     with ProgressBar(args.until if args.until is not None else last) as bar:
-        run = run_scenario(built, model, progress=bar.update)
+        run = run_scenario(built, options, progress=bar.update)
     if args.timeline:
         write_timeline(run.result.timeline, args.timeline)
     if args.plots:
         from .sim.kueue_plots import write_scenario_plots
 
         write_scenario_plots(
-            run.result.timeline, run.built, args.plots, admitted_seen=run.result.admitted_seen, format=args.plot_format
+            run.result.timeline, run.built, args.plots, admitted_seen=run.admitted_seen, format=args.plot_format
         )
-    api = run.result.api
-    limits = model.api
+    api = run.result.api or ApiStats(0, 0, 0.0, ())
     if args.output == "json":
         doc: dict[str, Any] = summary_json(run.summary)
         doc["run"] = {
@@ -107,6 +116,7 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
             "clusterQueues": len(run.built.queues),
             "workloads": len(run.built.workloads),
             "cycles": run.result.cycles,
+            "instants": run.result.instants,
             "api": {
                 "qps": limits.qps,
                 "burst": limits.burst if limits.qps is not None else None,

@@ -8,21 +8,27 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
+from datetime import timedelta
 from typing import Any, Callable
 
 import attrs
 
 from ._cli_gates import add_feature_gates_flag
+from ._cli_logging import LOGGER_NAME
 from .config import PreemptionConfig
 from .cycle import CycleConfig
-from .cli_kperf import add_scenario_arguments, scenario_command
+from .cli_kperf import add_api_arguments, add_scenario_arguments, api_limits, scenario_command
 from .errors import ConfigurationError
+from .io import parse_documents, read_bytes
 from .io.cycle_state import load_cluster_state
 from .sim.arrivals import ArrivalsFile, write_arrivals
 from .sim.arrivals_read import load_arrivals
 from .sim.arrivals_resolve import resolve_arrivals
+from .sim.api_model import ApiModel
 from .sim.engine import SimulationOptions
+from .sim.kueue_config import configured_api_limits
 from .sim.generate import generate_arrivals, load_generator_spec
 from .sim.metrics import summarize
 from .sim.plots import PLOT_FORMATS, write_plots
@@ -30,13 +36,15 @@ from .sim.progress import ProgressBar
 from .sim.report import summary_json, summary_table
 from .sim.run import DEFAULT_METRICS, SimulationEvaluator, simulate
 from .sim.timeline import write_timeline
-from .policies.boost import ThresholdBoostConfig
+from .policies.boost import ThresholdBoostConfig, TimeSharingConfig
 from .sweep import DaskBackend, LocalBackend, PolicySettings, Scenario, parse_vary, run_sweep, sweep_json, sweep_table
+from .sweep.scenario import parse_window
 from .sweep.backends import Backend
 
 __all__ = ["add_sim_parsers", "simulate_command", "sweep_command"]
 
 EXIT_LIVELOCK = 1
+_WINDOW_FIELDS = ("boost.window", "timeSharing.interval")
 
 
 def _cycle_config(args: argparse.Namespace) -> CycleConfig:
@@ -45,8 +53,60 @@ def _cycle_config(args: argparse.Namespace) -> CycleConfig:
     return CycleConfig(config_of(args))
 
 
+def _time_sharing(args: argparse.Namespace) -> TimeSharingConfig | None:
+    """``--time-sharing FILE`` (the booster's own YAML, BOOST-1) with ``--time-sharing-interval``
+    over its interval; the interval alone runs the booster with Kueue's other defaults; an
+    interval of 0 alone runs nothing (decision ts-c)."""
+    window: timedelta | None = args.time_sharing_interval
+    if args.time_sharing is None:
+        return None if not window else TimeSharingConfig(interval=window)
+    objects = parse_documents(read_bytes(args.time_sharing), source=args.time_sharing)
+    if len(objects) != 1:
+        raise ConfigurationError(f"{args.time_sharing}: expected one booster configuration, found {len(objects)} documents")
+    try:
+        config = TimeSharingConfig.from_mapping(objects[0].data)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"{args.time_sharing}: {exc}") from None
+    if window is not None:
+        config = attrs.evolve(config, interval=window)
+    if not config.enabled:
+        # Kueue starts such a booster without complaint (BOOST-1): say why nothing is boosted.
+        logging.getLogger(LOGGER_NAME).warning(
+            "%s: timeSharing.interval is empty or 0: the booster boosts nothing and only removes "
+            "boost annotations from the workloads it selects (BOOST-1, BOOST-4; the README's "
+            "'duration' key is not read)",
+            args.time_sharing,
+        )
+    return config
+
+
 def _policy(args: argparse.Namespace) -> PolicySettings:
-    return PolicySettings(boost=ThresholdBoostConfig() if args.boost else None, cost_base=args.cost_base)
+    policy = PolicySettings(
+        boost=ThresholdBoostConfig() if args.boost else None, cost_base=args.cost_base, time_sharing=_time_sharing(args)
+    )
+    if policy.time_sharing is not None and policy.time_sharing.enabled:
+        _warn_unbounded(args)
+    return policy
+
+
+def _warn_unbounded(args: argparse.Namespace) -> None:
+    if args.until is None:
+        logging.getLogger(LOGGER_NAME).warning(
+            "time sharing without --until: workloads longer than the window may take turns for ever "
+            "(a re-admitted workload runs its whole duration again, SC-SIM-13 item 2), and the run then "
+            "stops only at --max-instants"
+        )
+
+
+def _api(args: argparse.Namespace) -> ApiModel | None:
+    """``--api-qps``/``--api-burst``, else ``--config``'s ``clientConnection`` if the file has
+    one (decision ``(kp-i)``), else an ideal API."""
+    from_file = configured_api_limits(args.config) if args.config else None
+    if getattr(args, "api_qps", None) is not None or getattr(args, "api_burst", None) is not None:
+        if from_file is not None:
+            raise ConfigurationError("--config has a clientConnection and --api-qps/--api-burst: give the client limits one way")
+        return ApiModel.of(api_limits(args))
+    return None if from_file is None else ApiModel.of(from_file)
 
 
 def _options(args: argparse.Namespace) -> SimulationOptions:
@@ -55,6 +115,7 @@ def _options(args: argparse.Namespace) -> SimulationOptions:
         termination_time=args.termination_time,
         inadmissible_requeue_delay=args.requeue_delay,
         max_instants=args.max_instants,
+        api=_api(args),
     )
 
 
@@ -90,15 +151,28 @@ def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
     summary = summarize(result.timeline, dump=dump, until=options.until)
     code = EXIT_LIVELOCK if summary.livelocks or result.truncated else 0
     if args.output == "json":
-        doc = {
+        doc: dict[str, Any] = {
             "truncated": result.truncated,
             "instants": result.instants,
             "cycles": result.cycles,
             "events": len(result.timeline),
             "summary": summary_json(summary, series=args.series),
         }
+        if result.api is not None and options.api is not None:
+            doc["api"] = {
+                "qps": options.api.qps,
+                "burst": options.api.burst,
+                "requests": result.api.requests,
+                "delayed": result.api.delayed,
+                "byKind": dict(result.api.by_kind),
+            }
         return code, json.dumps(doc, indent=2) + "\n"
     head = f"{len(file.rows)} arrivals, {result.instants} instants, {result.cycles} cycles, {len(result.timeline)} events\n"
+    if result.api is not None and options.api is not None:
+        head += (
+            f"API {options.api.qps:g} qps, burst {options.api.burst}: {result.api.requests} requests "
+            f"({result.api.delayed} delayed)\n"
+        )
     tail = ""
     if result.truncated:
         tail = (
@@ -124,6 +198,8 @@ def sweep_command(args: argparse.Namespace) -> tuple[int, str]:
     varies = [parse_vary(v) for v in args.vary]
     config = _cycle_config(args)
     base = Scenario(dump, config=config.preemption, policy=_policy(args))
+    if base.policy.time_sharing is None and any(v.path.field in _WINDOW_FIELDS for v in varies):
+        _warn_unbounded(args)
     evaluate = SimulationEvaluator(state, file, _options(args), config)
     backend, ctx = _backend(args)
     try:
@@ -145,6 +221,14 @@ def _seconds(value: str) -> float:
     if not math.isfinite(out) or out < 0:
         raise argparse.ArgumentTypeError("must be a finite number >= 0")
     return out
+
+
+def _window(value: str) -> timedelta:
+    try:
+        window = parse_window(value, where="--time-sharing-interval")
+    except ConfigurationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return timedelta(0) if window is None else window  # 0 given is not "absent" (None)
 
 
 def _count(value: str) -> int:
@@ -194,6 +278,16 @@ def _common(
     )
     p.add_argument("--boost", action="store_true", help="run the preemption-count booster (BOOST-12, defaults)")
     p.add_argument("--cost-base", type=int, metavar="N", help="run the preemption-cost controller (COST-6) with this base")
+    p.add_argument(
+        "--time-sharing", metavar="FILE",
+        help="run Kueue's time-sharing booster (kueue-priority-booster) with this config (YAML/JSON: "
+        "timeSharing.interval/negativeBoost, workloadSelector, maxWorkloadPriority; BOOST-1)",
+    )
+    p.add_argument(
+        "--time-sharing-interval", type=_window, metavar="DURATION",
+        help="its window: a Go duration (30m, 1h30m) or seconds; alone, runs the booster with "
+        "Kueue's defaults (0 = off); with --time-sharing, replaces the file's interval",
+    )
     p.add_argument("--output", "-o", choices=("table", "json"), default="table")
 
 
@@ -217,6 +311,7 @@ def add_sim_parsers(
     sim.add_argument("--plots", metavar="DIR", help="write utilization/waits/preemptions charts (needs the [plot] extra)")
     sim.add_argument("--plot-format", choices=PLOT_FORMATS, default="png")
     sim.add_argument("--series", action="store_true", help="-o json: include usage and DRS over time")
+    add_api_arguments(sim)
     add_scenario_arguments(sim)
     sim.set_defaults(func=simulate_command)
 

@@ -38,6 +38,7 @@ from ..model import Workload
 from ..priority import BOOST_ANNOTATION, base_priority, effective_priority
 from .arrivals import SIM_START, Arrival
 from .engine import Admission, CycleResult, Eviction, Parked
+from .heads import head_statuses
 from .timeline import AdmittedPodSet
 
 __all__ = ["CycleScheduler", "cluster_state_for"]
@@ -134,9 +135,15 @@ class CycleScheduler:
         admitted, evicted, parked = translate_results(
             result.results, state.workloads, state.workloads, self.config.preemption.priority_boost
         )
+        # SC-PR-1/SC-PR-3: a target whose eviction is still in flight (termination time > 0)
+        # counts without a write — it is not a new eviction, and a cycle that only re-issues
+        # changes nothing (SC-T-3). The cycle rewrote exactly the targets it evicted now.
+        evicted = [e for e in evicted if e.victim in result.changed]
         ran = result.attempt is not None
         changed = ran and (bool(admitted or evicted) or result.memory_changed)
-        return CycleResult(changed=changed, admitted=admitted, evicted=evicted, parked=parked)
+        return CycleResult(
+            changed=changed, admitted=admitted, evicted=evicted, parked=parked, heads=head_statuses(result.results)
+        )
 
     # -- helpers
 

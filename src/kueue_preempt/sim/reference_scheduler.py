@@ -48,6 +48,7 @@ from ..model import Workload
 from ..priority import BOOST_ANNOTATION, effective_priority
 from .arrivals import SIM_START, Arrival
 from .cycle_scheduler import translate_results, with_pod_specs
+from .heads import head_statuses
 from .engine import CycleResult
 
 __all__ = ["ReferenceCycleScheduler"]
@@ -161,8 +162,14 @@ class ReferenceCycleScheduler:
         admitted, evicted, parked = translate_results(
             result.results, old, self._by_key, self.config.preemption.priority_boost
         )
+        # SC-PR-1/SC-PR-3: a target whose eviction is still in flight (termination time > 0)
+        # counts without a write — it is not a new eviction, and a cycle that only re-issues
+        # changes nothing (SC-T-3). The cycle rewrote exactly the targets it evicted now.
+        evicted = [e for e in evicted if e.victim in result.changed]
         changed = _changed(before, result.queues, bool(admitted or evicted), result.attempt is not None)
-        return CycleResult(changed=changed, admitted=admitted, evicted=evicted, parked=parked)
+        return CycleResult(
+            changed=changed, admitted=admitted, evicted=evicted, parked=parked, heads=head_statuses(result.results)
+        )
 
     # -- helpers
 

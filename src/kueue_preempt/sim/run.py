@@ -23,7 +23,7 @@ from .cycle_scheduler import CycleScheduler, cluster_state_for
 from .engine import Controller, SimulationOptions, SimulationResult, run_simulation
 from ..sweep.run import Metric
 from ..sweep.scenario import PolicySettings, Scenario
-from .controllers import BoostController, CostController
+from .controllers import BoostController, CostController, TimeSharingController
 from .metrics import Summary, summarize
 
 __all__ = ["simulate", "controllers_for", "with_policy", "summary_metrics", "SimulationEvaluator", "DEFAULT_METRICS"]
@@ -77,10 +77,13 @@ def _quiet_collector() -> Iterator[None]:
 
 
 def controllers_for(policy: PolicySettings) -> list[Controller]:
-    """The reference controllers of ``policy``: the booster (BOOST-12), then the cost controller (COST-6)."""
+    """The reference controllers of ``policy``: the booster — preemption-count (BOOST-12) or
+    time-sharing (BOOST-1..BOOST-5), at most one — then the cost controller (COST-6)."""
     out: list[Controller] = []
     if policy.boost is not None:
         out.append(BoostController(policy.boost))
+    if policy.time_sharing is not None:
+        out.append(TimeSharingController(policy.time_sharing))
     if policy.cost_base is not None:
         out.append(CostController(policy.cost_base))
     return out
@@ -88,9 +91,11 @@ def controllers_for(policy: PolicySettings) -> list[Controller]:
 
 def with_policy(config: CycleConfig, policy: PolicySettings) -> CycleConfig:
     """A booster is pointless with the ``PriorityBoost`` gate off, and a cost controller with the
-    cost ordering off: running one switches its gate on (decision sim-f)."""
+    cost ordering off: running one switches its gate on (decision sim-f; for the time-sharing
+    booster BOOST-10 asks for the gate too)."""
     preemption = config.preemption
-    if policy.boost is not None and not preemption.priority_boost:
+    boosting = policy.boost is not None or policy.time_sharing is not None
+    if boosting and not preemption.priority_boost:
         preemption = attrs.evolve(preemption, priority_boost=True)
     if policy.cost_base is not None and not preemption.preemption_cost_enabled:
         preemption = attrs.evolve(preemption, preemption_cost_enabled=True)

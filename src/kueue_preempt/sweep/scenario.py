@@ -13,6 +13,12 @@ Path grammar (``docs/simulation.md`` has the table)::
                | "priorityBoost" | "prioritySortingWithinCohort" | "fairSharingPreemptWithinNominal"
                | "preemptionCost" | "nonPreemptible" | "nonPreemptibleMode"
     policy-field := "boost.enabled" | "boost.everyN" | "boost.step" | "boost.cap" | "cost.base"
+               | "boost.window" | "timeSharing.interval" | "timeSharing.negativeBoost"
+               | "timeSharing.maxWorkloadPriority"
+
+``policy/boost.window`` (alias ``policy/timeSharing.interval``) is the window of Kueue's
+time-sharing booster (BOOST-1): a Go duration (``30m``, ``1h30m``) or seconds (``600``);
+a positive window turns the booster on, ``0``/``none`` turns it off.
 
 Values are text, as on the command line: quantities for quotas (``none`` removes a limit),
 ``true``/``false``, integers, strategy lists joined with ``+``. Applying a value returns a
@@ -22,6 +28,8 @@ does not apply raises :class:`SweepPathError` naming the path.
 
 from __future__ import annotations
 
+import math
+from datetime import timedelta
 from typing import Any, Callable
 
 import attrs
@@ -30,10 +38,10 @@ from ..config import FairSharingConfig, NonPreemptibleMode, PreemptionConfig
 from ..errors import ConfigurationError, KueuePreemptError
 from ..io import ClusterDump
 from ..model import ClusterQueue, ClusterQueuePreemption, Cohort, FlavorResource, ResourceQuota
-from ..policies.boost import ThresholdBoostConfig
+from ..policies.boost import ThresholdBoostConfig, TimeSharingConfig, parse_go_duration
 from ..quantity import quota_amount
 
-__all__ = ["PolicySettings", "Scenario", "SweepPath", "SweepPathError", "parse_path", "apply_value"]
+__all__ = ["PolicySettings", "Scenario", "SweepPath", "SweepPathError", "parse_path", "apply_value", "parse_window"]
 
 
 class SweepPathError(ConfigurationError):
@@ -50,11 +58,22 @@ class PolicySettings:
     """The reference controllers a simulation runs between instants (off by default).
 
     ``boost``: the preemption-count booster (BOOST-12, :class:`ThresholdBoostConfig`);
+    ``time_sharing``: Kueue's time-sharing booster (BOOST-1..BOOST-5, :class:`TimeSharingConfig`;
+    any config runs, even a disabled one, whose only effect is BOOST-4's cleanup);
     ``cost_base``: the preemption-cost controller's base (COST-6), ``None`` = not running.
+    The two boosters write the same annotation, so at most one of them may run (decision ts-b).
     """
 
     boost: ThresholdBoostConfig | None = None
     cost_base: int | None = None
+    time_sharing: TimeSharingConfig | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.boost is not None and self.time_sharing is not None:
+            raise ConfigurationError(
+                "PolicySettings: the preemption-count booster (boost) and the time-sharing booster "
+                "(time_sharing) both write the priority-boost annotation; run one of them"
+            )
 
 
 @attrs.frozen
@@ -95,7 +114,18 @@ _CONFIG_FIELDS = (
     "nonPreemptible",
     "nonPreemptibleMode",
 )
-_POLICY_FIELDS = ("boost.enabled", "boost.everyN", "boost.step", "boost.cap", "cost.base")
+_POLICY_FIELDS = (
+    "boost.enabled",
+    "boost.everyN",
+    "boost.step",
+    "boost.cap",
+    "cost.base",
+    "boost.window",
+    "timeSharing.interval",
+    "timeSharing.negativeBoost",
+    "timeSharing.maxWorkloadPriority",
+)
+_OFF = ("0", "none", "off", "")
 
 
 def parse_path(text: str) -> SweepPath:
@@ -235,8 +265,53 @@ def _config(path: SweepPath, config: PreemptionConfig, value: str) -> Preemption
     return attrs.evolve(config, non_preemptible_enabled=on)
 
 
+def parse_window(value: str, *, where: str = "timeSharing.interval") -> timedelta | None:
+    """A time-sharing window as text: a Go duration (``30m``, ``1h30m``, BOOST-1) or a number
+    of seconds (``600``, ``0.5``); ``None`` for ``0``, ``none``, ``off`` (no booster).
+    A negative, infinite or unparsable value raises
+    :class:`~kueue_preempt.errors.ConfigurationError` naming ``where``."""
+    text = value.strip()
+    if text.lower() in _OFF:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        window = parse_go_duration(text, where=where)  # InvalidDuration names ``where``
+    else:
+        if not math.isfinite(seconds):
+            raise ConfigurationError(f"{where}: {value!r} is not a finite number of seconds")
+        window = timedelta(seconds=seconds)
+    if window < timedelta(0):
+        raise ConfigurationError(f"{where}: a window must not be negative, got {value!r}")
+    return window if window > timedelta(0) else None
+
+
+def _time_sharing(path: SweepPath, policy: PolicySettings, value: str) -> PolicySettings:
+    field = path.field
+    if field in ("boost.window", "timeSharing.interval"):
+        try:
+            window = parse_window(value, where=path.text)
+        except ConfigurationError as exc:
+            raise SweepPathError(path.text, str(exc).removeprefix(f"{path.text}: ")) from None
+        if window is None:
+            return attrs.evolve(policy, time_sharing=None)
+        config = policy.time_sharing or TimeSharingConfig()
+        return attrs.evolve(policy, time_sharing=attrs.evolve(config, interval=window))
+    # Without a window, these deploy the booster disabled (interval 0): it boosts nobody
+    # (BOOST-3) and only removes annotations from in-scope workloads (BOOST-4).
+    config = policy.time_sharing or TimeSharingConfig()
+    if field == "timeSharing.negativeBoost":
+        config = attrs.evolve(config, negative_boost=_int(path, value))
+    else:
+        limit = None if value.strip().lower() == "none" else _int(path, value)
+        config = attrs.evolve(config, max_workload_priority=limit)
+    return attrs.evolve(policy, time_sharing=config)
+
+
 def _policy(path: SweepPath, policy: PolicySettings, value: str) -> PolicySettings:
     field = path.field
+    if field in ("boost.window", "timeSharing.interval", "timeSharing.negativeBoost", "timeSharing.maxWorkloadPriority"):
+        return _time_sharing(path, policy, value)
     if field == "cost.base":
         return attrs.evolve(policy, cost_base=None if value.strip().lower() == "none" else _int(path, value, low=0))
     if field == "boost.enabled":
