@@ -9,9 +9,7 @@ local worker processes and Dask workers can run it.
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Mapping
 
 import attrs
 
@@ -42,38 +40,9 @@ def simulate(
     """Simulate ``arrivals`` on the cluster of ``state``/``dump`` (from
     :func:`kueue_preempt.io.load_cluster_state`) with the real scheduling cycle and the
     reference controllers ``policy`` asks for (:func:`with_policy` adjusts ``config``)."""
-    with _quiet_collector():
-        resolved = resolve_arrivals(arrivals, dump)
-        scheduler = CycleScheduler(state, with_policy(config, policy))
-        return run_simulation(
-            scheduler, dump, resolved, options=options, controllers=controllers_for(policy), progress=progress
-        )
-
-
-_GC_THRESHOLD = (50_000, 20, 100)
-
-
-@contextmanager
-def _quiet_collector() -> Iterator[None]:
-    """Fewer garbage-collector passes while a simulation runs; the previous settings after.
-
-    A large simulation allocates millions of small objects that live to the end (timeline
-    events, workload objects and their conditions) and almost no reference cycles. CPython's
-    default generation-0 threshold (700 allocations) then runs a young collection every few
-    hundred events and, as the old generations fill, full collections that traverse every
-    live object again — about a fifth of the run time at 1,000 ClusterQueues. Freezing what
-    exists at the start (the dump, the cluster, the arrivals: nothing to collect there) and
-    raising the thresholds keeps the collector for the few cycles there are, at a fraction of
-    the cost. Memory is unchanged: objects are freed by reference counting as before.
-    """
-    old = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(*_GC_THRESHOLD)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*old)
-        gc.unfreeze()
+    resolved = resolve_arrivals(arrivals, dump)
+    scheduler = CycleScheduler(state, with_policy(config, policy))
+    return run_simulation(scheduler, dump, resolved, options=options, controllers=controllers_for(policy), progress=progress)
 
 
 def controllers_for(policy: PolicySettings) -> list[Controller]:
