@@ -1,28 +1,36 @@
 #!/usr/bin/env python3
-"""The general simulator at scale (issue 20 item 7, issue 21 item 5): wall time in one process.
+"""The general simulator at scale (issue 20 item 7, issue 21 item 5): time in one process.
 
-Two runs, both through :func:`kueue_preempt.sim.perf_run.general_run` — the library's real
-scheduling cycle, incremental across cycles (:class:`kueue_preempt.cycle.CycleState`), with an
-ideal API (the dedicated ``kueue_perf`` simulator is not involved):
+Two runs through the library's real scheduling cycle, incremental across cycles
+(:class:`kueue_preempt.cycle.CycleState`), with an ideal API:
 
-* ``L120``: the L tier's shape of ``perf_gen.py`` (10 cohorts x 100 ClusterQueues, nominal
-  180 CPU, borrowing limit 900, preemption LowerPriority / reclaim Any, classes small/medium/
-  large = 1/5/20 CPU at priorities 50/100/200 mixed 7:2:1) with 100 arrivals per ClusterQueue
-  (100,000 in all) offered at about 120 % of every cohort's nominal quota: runtime 60 s, each
-  CQ's arrival rate set so that rate x runtime x mean request = 1.2 x nominal. At the steady
-  state about 50,000 workloads are admitted (the tier's admitted set); the rest queue, and
-  higher classes preempt. Reported: wall time, admissions, preemptions, the longest queue (most
-  workloads pending in one ClusterQueue at once) and utilization (admitted CPU-seconds over
-  nominal CPU-seconds until the last arrival).
-* ``large-scale``: Kueue's ``large-scale-generator.yaml`` (1,000 CQs, 50,000 workloads).
+* ``L-tier``: the issue's run. The start state is the L tier of ``perf_gen.py`` (the vendored
+  gen.py): 10 cohorts x 100 ClusterQueues (nominal 180 CPU, borrowing limit 900, preemption
+  LowerPriority / reclaim Any), a namespace and LocalQueue ``lq`` per ClusterQueue, and its
+  50,000 admitted workloads (small/medium/large = 1/5/20 CPU at priorities 50/100/200, every
+  cohort exactly full), written as manifests and loaded like a dump. Their ``remaining`` run
+  times are exponential with the arrivals' mean duration (fixed seed). The 100,000 arrivals
+  come from the library's seeded generator (:func:`~kueue_preempt.sim.generate.generate_arrivals`,
+  the ``--generate`` path): per ClusterQueue, one Poisson class per size class at rates 7:2:1,
+  100 arrivals per ClusterQueue over 300 s, exponential durations whose mean makes
+  rate x duration x mean request = 1.2 x nominal: 120 % of every cohort's quota. Timed:
+  :func:`~kueue_preempt.sim.run.simulate` (resolving the arrivals, the loop, every cycle);
+  building the tier and generating the arrivals are reported apart (``buildSeconds``).
+* ``large-scale``: Kueue's ``large-scale-generator.yaml`` (1,000 CQs, 50,000 workloads)
+  through :func:`kueue_preempt.sim.perf_run.general_run`.
+
+Reported: wall and CPU seconds, admissions (the start state's excluded), preemptions, the
+longest queue (most workloads pending in one ClusterQueue at once), utilization (admitted
+CPU-seconds over nominal CPU-seconds until the last arrival), cycles, instants and simulated
+seconds.
 
 Usage::
 
-    python benchmarks/bench_sim.py [--runs L120,large-scale] [--cqs 100] [--out benchmarks/results]
+    python benchmarks/bench_sim.py [--runs L-tier,large-scale] [--cqs 100] [--profile FILE] [--out DIR]
 
-``--cqs`` scales the ClusterQueues per cohort of L120 (100 = the full tier). Writes
-``<out>/sim.json`` and ``<out>/sim.md``. Needs only the package (``PYTHONPATH=src``).
-Results: docs/performance.md, section Simulation.
+``--cqs`` sets the ClusterQueues per cohort of the tier (100 = the L tier; fewer scale its
+admitted workloads and arrivals with it). Writes ``<out>/sim.json`` and ``<out>/sim.md``.
+Needs only the package (``PYTHONPATH=src``). Results: docs/performance.md, section Simulation.
 """
 
 from __future__ import annotations
