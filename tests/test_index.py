@@ -118,6 +118,13 @@ def assert_incremental_facts(snap: Snapshot) -> None:
             for d in node.entries.values():
                 for key, entry in d.items():
                     assert entry[7] is node.workloads[key] and entry[5] == node.name and entry[6] == key
+    # ORD-1/ORD-5: the O(1) "is anything evicted or unreserved?" answers equal a recount.
+    unreserved = sum(1 for q in snap.cluster_queues.values() for w in q.workloads.values() if w.quota_reserved_at is None)
+    assert snap.has_unreserved() == (unreserved > 0)
+    index = snap._index
+    if index is not None and snap._index_valid:
+        evicted = [w for q in snap.cluster_queues.values() for w in q.workloads.values() if w.evicted and w.quota_reserved_at is not None]
+        assert index.any_evicted() == bool(evicted)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

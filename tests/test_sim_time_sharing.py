@@ -529,3 +529,83 @@ def test_cli_without_until_warns_and_the_endless_turns_are_bounded(files: Path, 
     doc = json.loads(out)
     assert code == 1 and doc["truncated"] and doc["instants"] == 20
     assert "time sharing without --until" in err
+
+
+# ------------------------------------------------------------ checkpoint credit (decision ts-d)
+
+
+def test_with_checkpoint_credit_both_jobs_finish_after_25_seconds_of_work() -> None:
+    """``resume_after_preemption``: the same round robin with 25 s jobs, window 10 s, delay 0.
+
+    * 0–10 a runs (10 of 25 done); at 10 b preempts it (BOOST-10) and a keeps 15 s to do.
+    * 10–20 b runs (15 left); 20–30 a runs (5 left); 30–40 b runs (5 left).
+    * 40: a preempts b and runs its last 5 s: it finishes at 45 (its finish scheduled at 35 from
+      the 20 admission is stale: the eviction at 30 cancelled it).
+    * 45: a's completion releases the quota (SC-SIM-6), b is requeued and admitted and runs its
+      last 5 s: it finishes at 50. Without the credit neither would ever finish (SC-SIM-13 item 2).
+    """
+    rows = [dict(r, duration=25) for r in AB]
+    result = simulate(
+        STATE, DUMP, _file(rows), policy=PolicySettings(time_sharing=TEN),
+        options=SimulationOptions(until=100, inadmissible_requeue_delay=0, resume_after_preemption=True),
+    )
+    finished = [(d["t"], d["workload"]) for d in map(event_json, result.timeline) if d["event"] == "finished"]
+    assert finished == [(45, "ns/a"), (50, "ns/b")]
+    assert [(t, w, p) for t, w, p, *_ in _preemptions(result)] == [
+        (10, "ns/a", "ns/b"),
+        (20, "ns/b", "ns/a"),
+        (30, "ns/a", "ns/b"),
+        (40, "ns/b", "ns/a"),
+    ]
+    admitted = [(e.t, e.workload) for e in result.timeline if isinstance(e, Admitted)]
+    assert admitted == [(0, "ns/a"), (10, "ns/b"), (20, "ns/a"), (30, "ns/b"), (40, "ns/a"), (45, "ns/b")]
+    # Without the credit: the full 25 s again after every preemption — nobody finishes by 100.
+    plain = simulate(
+        STATE, DUMP, _file(rows), policy=PolicySettings(time_sharing=TEN),
+        options=SimulationOptions(until=100, inadmissible_requeue_delay=0),
+    )
+    assert not [e for e in map(event_json, plain.timeline) if e["event"] == "finished"]
+
+
+def test_checkpoint_credit_with_the_api_model_counts_from_the_observed_start() -> None:
+    """With the API model a run starts when its admission write completes (decision kp-a), so
+    the credit is the time since then; an ample bucket adds only the write latency."""
+    rows = [dict(r, duration=25) for r in AB]
+    api = ApiModel(qps=1000.0, burst=1000)
+    result = simulate(
+        STATE, DUMP, _file(rows), policy=PolicySettings(time_sharing=TEN),
+        options=SimulationOptions(until=200, inadmissible_requeue_delay=0, resume_after_preemption=True, api=api),
+    )
+    finished = [d["workload"] for d in map(event_json, result.timeline) if d["event"] == "finished"]
+    assert sorted(finished) == ["ns/a", "ns/b"]
+    # Each workload's runs (observed start to preemption or finish) add up to its 25 s.
+    seen = dict.fromkeys(("ns/a", "ns/b"), 0.0)
+    starts: dict[str, float] = {}
+    ends = {(e.t, e.workload) for e in result.timeline if isinstance(e, Preempted)}
+    ends |= {(d["t"], d["workload"]) for d in map(event_json, result.timeline) if d["event"] == "finished"}
+    events = sorted([(t, 1, w) for w, t in result.admitted_seen] + [(t, 0, w) for t, w in ends])
+    for t, kind, w in events:
+        if kind == 1:
+            starts[w] = t
+        elif w in starts:
+            seen[w] += t - starts.pop(w)
+    assert seen == pytest.approx({"ns/a": 25.0, "ns/b": 25.0}, abs=1e-6)
+
+
+def test_resume_after_preemption_must_be_a_bool() -> None:
+    with pytest.raises(ConfigurationError, match="resume_after_preemption"):
+        SimulationOptions(resume_after_preemption="yes")  # type: ignore[arg-type]
+
+
+def test_cli_resume_after_preemption_lets_the_turns_end(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The 100 s jobs of the fixture, window 10 s, Kueue's 1 s requeue delay, no --until: with
+    the credit each job does its 100 s in turns and the run ends by itself (no warning)."""
+    code = main([
+        "simulate", str(files / "dump.json"), "--arrivals", str(files / "arr.jsonl"),
+        "--time-sharing-interval", "10s", "--resume-after-preemption", "-o", "json",
+    ])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert code == 0 and not doc["truncated"] and err == ""
+    (cq,) = [q for q in doc["summary"]["queues"] if q["name"] == "cq"]
+    assert cq["finished"] == 2

@@ -19,7 +19,7 @@ from ._entries import Entry
 from .ordering import SortKey, sort_key
 from .policy import order_timestamp, policy_allows
 from .priority import effective_priority
-from .quota import QuotaNode, Snapshot
+from .quota import FitTest, QuotaNode, Snapshot
 from .trace import DecisionTrace, Verdict
 
 __all__ = ["DecisionContext", "Candidate", "workloads_in_order", "check_decision_args", "NO_PRIORITY"]
@@ -115,6 +115,8 @@ class DecisionContext:
         )
         # NP-8: in strict mode an NP preemptor must also end within nominal.
         self.must_not_borrow = preemptor_np and config.non_preemptible_mode is NonPreemptibleMode.STRICT
+        self._fit_test: FitTest | None = None  # built by the first fits()
+        self._single_fr = next(iter(self.frnp)) if len(self.frnp) == 1 else None
 
     def blocked_by_np_quota(self) -> bool:
         """NP-7: the preemptor is non-preemptible and breaks NP-6, so no targets can help."""
@@ -161,16 +163,45 @@ class DecisionContext:
             candidate_time = self.queue_time
         return policy_allows(policy, self.priority, c.priority, self.queue_time, candidate_time)
 
+    def fit_test(self) -> FitTest:
+        """GT-5 for the preemptor's requests, prepared once per decision (:class:`FitTest`)."""
+        test = self._fit_test
+        if test is None:
+            test = self._fit_test = self.snapshot.fit_test(self.node, self.requests)
+        return test
+
     def fits(self, allow_borrowing: bool) -> bool:
         """GT-5 for the preemptor's requests against the current snapshot."""
-        return self.snapshot.fits(self.node, self.requests, allow_borrowing=allow_borrowing)
+        return self.fit_test().fits(allow_borrowing)
+
+    def over_quota(self, node: QuotaNode) -> bool:
+        """Q-11: is ``node`` over its (subtree) quota on a FlavorResource that needs preemption?
+
+        With one such FlavorResource (the usual case) this reads the snapshot's over-quota set
+        of the node's parent instead of comparing usage and quota."""
+        fr = self._single_fr
+        parent = node.parent
+        if fr is None or parent is None:
+            return not Snapshot.within_nominal(node, self.frnp)
+        over = parent.over_children.get(fr)
+        return over is not None and node in over
+
+    def fits_with(self, c: Candidate, allow_borrowing: bool) -> bool:
+        """GT-5 as if candidate ``c`` were admitted again (fill-back, FB-2), without re-adding it."""
+        return self.fit_test().fits_with(c.node, c.workload.usage, allow_borrowing)
 
     def targets(self, selected: Iterable[Candidate]) -> list[Target]:
         """Turn selected candidates into Targets with Kueue's message (MSG-3, MSG-4)."""
         preemptor_path = self.snapshot.path(self.node)
         out = []
+        # The message depends on the target only through its reason and queue (MSG-3).
+        messages: dict[tuple[PreemptionReason, QuotaNode], str] = {}
         for c in selected:
-            message = preemption_message(self.preemptor, c.reason.value, preemptor_path, self.snapshot.path(c.node))
+            message = messages.get((c.reason, c.node))
+            if message is None:
+                message = messages[(c.reason, c.node)] = preemption_message(
+                    self.preemptor, c.reason.value, preemptor_path, self.snapshot.path(c.node)
+                )
             out.append(Target(workload=c.workload, reason=c.reason, cluster_queue=c.node.name, message=message))
             if self.trace is not None:
                 self.trace.add(Verdict.TARGET, "MSG-1", f"reason {c.reason.value}", c.workload.key, c.node.name)

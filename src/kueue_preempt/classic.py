@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import heapq
 from datetime import datetime
-from typing import Generic, Iterable, Iterator, TypeVar
+from typing import Callable, Generic, Iterable, Iterator, TypeVar
 
 from ._context import NO_PRIORITY, Candidate, DecisionContext, check_decision_args, workloads_in_order
 from .config import PreemptionConfig
@@ -67,8 +67,12 @@ def classic_targets(
     if ctx.blocked_by_np_quota():
         return []
     with snapshot.preserved():
-        orders, attempts = _plan(ctx)
+        orders, attempts, needs = _plan(ctx)
         for allow_borrowing in attempts:
+            # CL-GEN-6: the queues an attempt reads are listed before its first removal, from
+            # the entry state (an earlier attempt's changes are undone by now).
+            for sources in needs[allow_borrowing]:
+                sources.force()
             selected = _run_attempt(ctx, orders[allow_borrowing], allow_borrowing)
             if selected:
                 return ctx.targets(selected)
@@ -77,8 +81,11 @@ def classic_targets(
     return []
 
 
-def _plan(ctx: DecisionContext) -> tuple[dict[bool, Iterable[Candidate]], list[bool]]:
-    """Candidate order per attempt (CL-GEN-7) and attempt list (CL-ATT-1)."""
+def _plan(
+    ctx: DecisionContext,
+) -> tuple[dict[bool, Iterable[Candidate]], list[bool], dict[bool, list[_Lazy[_Source]]]]:
+    """Candidate order per attempt (CL-GEN-7), attempt list (CL-ATT-1), and per attempt the
+    lazily listed sources it reads (to be listed in full before the attempt starts)."""
     prem = ctx.cq.preemption
     h_src, p_src, s_src = _sources(ctx)
     # Policies bound priorities (POL-1/2): with stored entries the buckets stop there.
@@ -89,29 +96,44 @@ def _plan(ctx: DecisionContext) -> tuple[dict[bool, Iterable[Candidate]], list[b
     # CL-GEN-7: evicted(h) ++ evicted(p) ++ evicted(s) ++ rest(h) ++ rest(p) ++ rest(s).
     ordered = _Chain([hierarchy[0], priority[0], same_queue[0], hierarchy[1], priority[1], same_queue[1]])
     orders: dict[bool, Iterable[Candidate]] = {True: ordered, False: ordered}
+    lazy = [x for x in (h_src, p_src) if isinstance(x, _Lazy)]
+    needs = {True: lazy, False: lazy}
     if ctx.fast:
         # With borrowing allowed, priority-bucket candidates at or above this priority are
         # reclaim-without-borrowing and skipped (CL-VAR-3). The bucket is in priority order
         # (ORD-4 after the constant ORD-1/ORD-2), so that attempt stops there instead.
         var3 = _while_borrowing_bound(ctx)
-        orders[True] = _Chain(
-            [hierarchy[0], _Below(priority[0], var3), same_queue[0], hierarchy[1], _Below(priority[1], var3), same_queue[1]]
+        # Without borrowWithinCohort every priority-bucket candidate is reclaim-without-borrowing:
+        # that attempt does not even start the bucket's merge.
+        below: list[Iterable[Candidate]] = (
+            [(), ()] if var3 == NO_PRIORITY else [_Below(priority[0], var3), _Below(priority[1], var3)]
         )
+        orders[True] = _Chain([hierarchy[0], below[0], same_queue[0], hierarchy[1], below[1], same_queue[1]])
+        if var3 == NO_PRIORITY:
+            needs[True] = [x for x in lazy if x is not p_src]
 
-    no_hier = not hierarchy[0] and not hierarchy[1]  # CL-GEN-8: raw buckets
-    no_other = no_hier and not priority[0] and not priority[1]
     forbidden = borrow_within_cohort_forbidden(ctx.cq)
     node = ctx.node
     under = all(node.subtree_quota.get(fr, 0) > node.usage.get(fr, 0) for fr in ctx.frnp)
-    if no_other or (forbidden and not under):
-        attempts = [True]
-    elif forbidden and no_hier:
-        attempts = [False, True]
-    else:
-        attempts = [True, False]
+    # CL-GEN-8 on the raw buckets, asked only when the attempt list depends on it (a
+    # within-ClusterQueue decision without borrowWithinCohort, over nominal, never asks).
+    no_hier = no_other = False
     if ctx.must_not_borrow:
         attempts = [False]  # NP-8 strict mode
+    elif forbidden and not under:
+        attempts = [True]
+    else:
+        no_hier = not hierarchy[0] and not hierarchy[1]
+        no_other = no_hier and not priority[0] and not priority[1]
+        if no_other:
+            attempts = [True]
+        elif forbidden and no_hier:
+            attempts = [False, True]
+        else:
+            attempts = [True, False]
     if ctx.trace is not None:
+        no_hier = not hierarchy[0] and not hierarchy[1]
+        no_other = no_hier and not priority[0] and not priority[1]
         names = ", ".join("borrowing allowed" if a else "no borrowing" for a in attempts)
         ctx.trace.add(
             Verdict.INFO,
@@ -119,7 +141,7 @@ def _plan(ctx: DecisionContext) -> tuple[dict[bool, Iterable[Candidate]], list[b
             f"attempts: [{names}] (borrowWithinCohort forbidden={forbidden}, under nominal={under}, "
             f"cohort candidates={not no_other}, hierarchy candidates={not no_hier})",
         )
-    return orders, attempts
+    return orders, attempts, needs
 
 
 def _while_borrowing_bound(ctx: DecisionContext) -> int:
@@ -139,7 +161,7 @@ def _while_borrowing_bound(ctx: DecisionContext) -> int:
 _Source = tuple[QuotaNode, "QuotaNode | None", bool]
 
 
-def _sources(ctx: DecisionContext) -> tuple[list[_Source], list[_Source], list[_Source]]:
+def _sources(ctx: DecisionContext) -> tuple[Iterable[_Source], Iterable[_Source], list[_Source]]:
     """CL-GEN-1..5: which queues feed the hierarchy, priority and same-queue buckets.
 
     Everything here reads the snapshot at entry (CL-GEN-6); classifying the workloads of
@@ -155,18 +177,34 @@ def _sources(ctx: DecisionContext) -> tuple[list[_Source], list[_Source], list[_
     snapshot = ctx.snapshot
     advantage, remaining = snapshot.fit_probe(node, ctx.requests)
     previous: QuotaNode = node
+    h_levels: list[tuple[QuotaNode, QuotaNode, bool]] = []
+    p_levels: list[tuple[QuotaNode, QuotaNode, bool]] = []
     for ancestor in node.ancestors():
-        bucket = hierarchy if advantage else priority
-        for queue in _over_nominal_queues(ctx, ancestor, previous):
-            bucket.append((queue, ancestor, advantage))
+        if not ctx.fast:  # a trace reports the walk in this order
+            bucket = hierarchy if advantage else priority
+            for queue in _over_nominal_queues(ctx, ancestor, previous):
+                bucket.append((queue, ancestor, advantage))
+        else:
+            (h_levels if advantage else p_levels).append((ancestor, previous, advantage))
         fits_here, remaining = snapshot.fit_probe(ancestor, remaining)
         advantage = advantage or fits_here  # CL-GEN-4
         previous = ancestor
-    return hierarchy, priority, same
+    if not ctx.fast:
+        return hierarchy, priority, same
+    # Untraced, each bucket's queues are listed when first needed: a bucket no attempt reads
+    # (the cohort's, in a within-ClusterQueue decision) is never listed.
+    return _Lazy(_level_queues(ctx, h_levels)), _Lazy(_level_queues(ctx, p_levels)), same
+
+
+def _level_queues(ctx: DecisionContext, levels: list[tuple[QuotaNode, QuotaNode, bool]]) -> Iterator[_Source]:
+    """CL-GEN-3's queues of each (ancestor, child searched below it, advantage) level."""
+    for ancestor, previous, advantage in levels:
+        for queue in _over_nominal_queues(ctx, ancestor, previous):
+            yield queue, ancestor, advantage
 
 
 def _bucket(
-    ctx: DecisionContext, sources: list[_Source], bound: int | None
+    ctx: DecisionContext, sources: Iterable[_Source], bound: int | None
 ) -> tuple[Iterable[Candidate], Iterable[Candidate]]:
     """One bucket's candidates in ORD order, split into (evicted, rest) (CL-GEN-7).
 
@@ -181,7 +219,10 @@ def _bucket(
     if not sources:
         return (), ()
     if index is not None:
-        return _Lazy(_merged(ctx, index, sources, True, bound)), _Lazy(_merged(ctx, index, sources, False, bound))
+        return (
+            _Lazy(_merged(ctx, index, sources, True, bound), _probe(ctx, index, sources, True, bound)),
+            _Lazy(_merged(ctx, index, sources, False, bound), _probe(ctx, index, sources, False, bound)),
+        )
     if ctx.entries and ctx.fast:  # a trace reports every candidate: it takes the full path
         return _sorted_entries(ctx, sources, bound)
     out = []
@@ -195,7 +236,7 @@ def _bucket(
 
 
 def _sorted_entries(
-    ctx: DecisionContext, sources: list[_Source], bound: int | None
+    ctx: DecisionContext, sources: Iterable[_Source], bound: int | None
 ) -> tuple[Iterable[Candidate], Iterable[Candidate]]:
     """Default path: the sources' stored entries, sorted once (ORD-2 is constant in a bucket,
     so the entry order is the candidate order), split at ORD-1 and cut at ``bound``."""
@@ -211,14 +252,48 @@ def _sorted_entries(
 
 
 def _merged(
-    ctx: DecisionContext, index: CandidateIndex, sources: list[_Source], evicted: bool, bound: int | None
+    ctx: DecisionContext, index: CandidateIndex, sources: Iterable[_Source], evicted: bool, bound: int | None
 ) -> Iterator[Candidate]:
     """Indexed path: the sources' sorted slices merged lazily (entries are unique tuples, so
-    the merge compares them directly)."""
+    the merge compares them directly).
+
+    A generator: the slices are looked up only when an attempt first reads the bucket, and
+    the evicted half skips queues without evicted workloads (usually all of them)."""
     snapshot, frnp, now = ctx.snapshot, ctx.frnp, ctx.now
+    if evicted and not index.any_evicted() and not snapshot.has_unreserved():
+        return  # no queue holds an evicted workload (ORD-1's first half is empty)
+    sources = sources.items() if isinstance(sources, _Lazy) else sources
+    if evicted:
+        sources = [s for s in sources if index.has_evicted(s[0].name) or s[0].unreserved]
+        if not sources:
+            return
     streams = [snapshot.candidate_stream(index, queue, frnp, now, evicted, bound) for queue, _, _ in sources]
     merged = streams[0] if len(streams) == 1 else heapq.merge(*streams)
-    return _admitted(ctx, merged, {source[0].name: source for source in sources})
+    yield from _admitted(ctx, merged, {source[0].name: source for source in sources})
+
+
+def _probe(
+    ctx: DecisionContext, index: CandidateIndex, sources: Iterable[_Source], evicted: bool, bound: int | None
+) -> Callable[[], bool] | None:
+    """Is a bucket non-empty (CL-ATT-1 asks)? One queue's slice at a time, stopping at the first
+    admitted candidate, so that a bucket no attempt reads is never merged (within-ClusterQueue
+    preemption: the cohort's buckets). Not with a trace, which would see candidates twice."""
+    if not ctx.fast:
+        return None
+
+    def probe() -> bool:
+        if evicted and not index.any_evicted() and not ctx.snapshot.has_unreserved():
+            return False
+        for source in sources:
+            queue = source[0]
+            if evicted and not (index.has_evicted(queue.name) or queue.unreserved):
+                continue
+            stream = ctx.snapshot.candidate_stream(index, queue, ctx.frnp, ctx.now, evicted, bound)
+            for _ in _admitted(ctx, stream, {queue.name: source}):
+                return True
+        return False
+
+    return probe
 
 
 def _admitted(ctx: DecisionContext, entries: Iterator[Entry], by_name: dict[str, _Source]) -> Iterator[Candidate]:
@@ -243,9 +318,12 @@ def _admit(ctx: DecisionContext, c: Candidate, lca: QuotaNode | None, advantage:
 class _Lazy(Generic[T]):
     """A lazily filled, re-iterable sequence: attempts share the work of earlier ones."""
 
-    def __init__(self, source: Iterator[T]) -> None:
+    def __init__(self, source: Iterator[T], probe: Callable[[], bool] | None = None) -> None:
+        """``probe``: answers ``bool(self)`` before anything is read, more cheaply than
+        reading the first item (see :func:`_probe`)."""
         self._source: Iterator[T] | None = source
         self._items: list[T] = []
+        self._probe = probe
 
     def __iter__(self) -> Iterator[T]:
         i = 0
@@ -262,7 +340,20 @@ class _Lazy(Generic[T]):
                     return
                 self._items.append(nxt)
 
+    def force(self) -> None:
+        """Read the whole source now."""
+        if self._source is not None:
+            self._items.extend(self._source)
+            self._source = None
+
+    def items(self) -> list[T]:
+        """Everything, as a list (read in full first)."""
+        self.force()
+        return self._items
+
     def __bool__(self) -> bool:
+        if self._probe is not None and not self._items and self._source is not None:
+            return self._probe()
         return next(iter(self), None) is not None
 
 
@@ -403,13 +494,12 @@ def _invalid_rule(ctx: DecisionContext, c: Candidate, allow_borrowing: bool) -> 
         return ""
     if allow_borrowing and c.variant == _RECLAIM_WITHOUT_BORROWING:
         return "CL-VAR-3"
-    frnp = ctx.frnp
-    if Snapshot.within_nominal(c.node, frnp):
-        return "CL-VALID-1"
-    for n in c.node.ancestors():
-        if n is c.lca:
+    lca = c.lca
+    over = ctx.over_quota
+    for n in c.node.path:  # the queue, then its cohorts below the LCA
+        if n is lca:
             break
-        if Snapshot.within_nominal(n, frnp):
+        if not over(n):
             return "CL-VALID-1"
     return ""
 
@@ -429,14 +519,22 @@ def _run_attempt(ctx: DecisionContext, ordered: Iterable[Candidate], allow_borro
                 if tr is not None:
                     tr.add(Verdict.SKIPPED, rule, _INVALID_WHY[rule], c.workload.key, c.node.name)
                 continue
-            snapshot.remove_workload(c.workload)
+            snapshot.take_usage(c.node, c.workload)  # only usages are read from here on
             selected.append(c)
             if tr is not None:
                 tr.add(Verdict.TAKEN, "CL-ATT-2", f"removed ({mode})", c.workload.key, c.node.name)
             if ctx.fits(allow_borrowing):
                 if tr is not None:
                     tr.add(Verdict.INFO, "GT-5", f"the preemptor fits ({mode}); minimising")
-                return fill_back(snapshot, selected, _workload_of, lambda: ctx.fits(allow_borrowing), tr)
+                return fill_back(
+                    snapshot,
+                    selected,
+                    _workload_of,
+                    lambda: ctx.fits(allow_borrowing),
+                    tr,
+                    lambda c: ctx.fits_with(c, allow_borrowing),
+                    lambda c: snapshot.return_usage(c.node, c.workload),
+                )
     if tr is not None:
         tr.add(Verdict.INFO, "CL-ATT-2", f"attempt with {mode} found no complete target set")
     return []

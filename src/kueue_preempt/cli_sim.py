@@ -90,11 +90,11 @@ def _policy(args: argparse.Namespace) -> PolicySettings:
 
 
 def _warn_unbounded(args: argparse.Namespace) -> None:
-    if args.until is None:
+    if args.until is None and not getattr(args, "resume_after_preemption", False):
         logging.getLogger(LOGGER_NAME).warning(
             "time sharing without --until: workloads longer than the window may take turns for ever "
             "(a re-admitted workload runs its whole duration again, SC-SIM-13 item 2), and the run then "
-            "stops only at --max-instants"
+            "stops only at --max-instants; give --until, or --resume-after-preemption for jobs that checkpoint"
         )
 
 
@@ -116,6 +116,7 @@ def _options(args: argparse.Namespace) -> SimulationOptions:
         inadmissible_requeue_delay=args.requeue_delay,
         max_instants=args.max_instants,
         api=_api(args),
+        resume_after_preemption=args.resume_after_preemption,
     )
 
 
@@ -272,6 +273,11 @@ def _common(
         help="stop a run that never settles after N instants (default 1000000)",
     )
     p.add_argument("--termination-time", type=_seconds, default=0.0, metavar="SECONDS", help="eviction to release (default 0)")
+    p.add_argument(
+        "--resume-after-preemption", action="store_true",
+        help="checkpoint credit: a preempted workload, admitted again, runs only the time it had left "
+        "(default: its full duration again, SC-SIM-13)",
+    )
     p.add_argument("--fair-sharing", action="store_true", help="Kueue configured with fairSharing (overrides --config)")
     p.add_argument(
         "--strategies", type=strategies, metavar="S1[,S2]", help="fair-sharing strategies (implies --fair-sharing; overrides --config)"

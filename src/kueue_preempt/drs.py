@@ -67,6 +67,9 @@ class DominantResourceShare:
         return math.ceil(self.precise)
 
 
+_PLAIN = 2**61
+"""Below this magnitude a difference of two amounts cannot leave the int64 range (Q-2)."""
+
 NEGATIVE_SHARE = DominantResourceShare(ratio=-1.0, weight=1.0)
 """FS-DRS-5: a sentinel below every real DRS."""
 
@@ -134,18 +137,24 @@ def drs_of(
         # amount_sub(used, quota) > 0 exactly when used > quota (saturation keeps the sign),
         # and most FlavorResources are within quota: test before calling.
         if used > quota:
-            over = amount_sub(used, quota)
+            # Q-2's saturation cannot apply while both are far from the bounds (the usual case;
+            # a fair-sharing decision computes this for every queue of the cohorts it visits).
+            over = used - quota if used < _PLAIN and quota > -_PLAIN else amount_sub(used, quota)
             if borrowed is None:
                 borrowed = {}
             resource = fr.resource
-            borrowed[resource] = amount_add(borrowed.get(resource, 0), over)
+            before = borrowed.get(resource)
+            borrowed[resource] = over if before is None else amount_add(before, over)
     if borrowed is None:
         return DominantResourceShare(0.0, node.fair_weight)
     best_ratio = 0.0
     best_resource = ""
     # Ties go to the alphabetically smaller name.
+    cache = snapshot._lendable  # FS-DRS-1's lendable depends on quotas only: cached per snapshot
     for resource in sorted(borrowed) if len(borrowed) > 1 else borrowed:
-        lendable = snapshot.lendable(parent, resource)
+        lendable = cache.get((parent, resource))
+        if lendable is None:
+            lendable = snapshot.lendable(parent, resource)
         if lendable <= 0:
             continue
         ratio = float(borrowed[resource]) * 1000.0 / float(lendable)

@@ -123,7 +123,14 @@ def fair_targets(
             return []
         if tr is not None:
             tr.add(Verdict.INFO, "FB-1", "the preemptor fits; minimising")
-        kept = fill_back(snapshot, run.targets, _workload_of, lambda: ctx.fits(allow_borrowing), tr)
+        kept = fill_back(
+            snapshot,
+            run.targets,
+            _workload_of,
+            lambda: ctx.fits(allow_borrowing),
+            tr,
+            lambda c: ctx.fits_with(c, allow_borrowing),
+        )
         return ctx.targets(kept)
 
 
@@ -403,9 +410,11 @@ _Item = tuple[int, float, Any, int, QuotaNode, DominantResourceShare]
 def _drs_key(d: DominantResourceShare) -> tuple[int, float]:
     """A key ordering shares as :func:`compare_drs` does (FS-DRS-4): infinite shares above
     every finite one, among themselves by ratio; negated for a min-heap."""
-    if d.zero_weight_borrowing:
-        return -1, -d.ratio
-    return 0, -d.precise
+    # The properties inlined (zero_weight_borrowing, precise): this runs for every push.
+    ratio, weight = d.ratio, d.weight
+    if weight == 0 and ratio != 0:
+        return -1, -ratio
+    return 0, (-0.0 if ratio == 0 else -(ratio / weight))
 
 
 class _Heaps:
@@ -596,9 +605,9 @@ def target_share_after_removal(
     if t_almost is target:
         # The share of the target's own queue depends only on its usage: subtract directly.
         return drs_of(snapshot, target, removed=workload.usage)
-    with snapshot.preserved():
-        snapshot.remove_usage(target, workload.usage)
-        return drs_of(snapshot, t_almost)
+    # A cohort's share depends only on its own usage: subtract what the removal's Q-7 walk
+    # would take from it, without a what-if block (one per candidate at tier H otherwise).
+    return drs_of(snapshot, t_almost, None, snapshot.removal_reach(target, workload.usage, t_almost))
 
 
 class _Run:
@@ -612,7 +621,7 @@ class _Run:
         """FS-RUN-1 ``fits_fs``: the fit without the simulated preemptor usage."""
         ctx = self.ctx
         # NP-8: strict mode may not borrow.
-        return ctx.snapshot.fits_without(ctx.node, ctx.requests, ctx.requests, allow_borrowing=not ctx.must_not_borrow)
+        return ctx.fit_test().fits_without(ctx.requests, not ctx.must_not_borrow)
 
     def take(self, c: Candidate, reason: PreemptionReason, rule: str, detail: str) -> bool:
         c.reason = reason

@@ -46,7 +46,7 @@ IndexEntry = Entry
 class CandidateIndex:
     """Sorted entries per (ClusterQueue, FlavorResource) for one ``(priority_boost, cost)`` pair."""
 
-    __slots__ = ("priority_boost", "preemption_cost_enabled", "_lists", "_size", "_evicted")
+    __slots__ = ("priority_boost", "preemption_cost_enabled", "_lists", "_size", "_evicted", "_evicted_total")
 
     def __init__(self, priority_boost: bool, preemption_cost_enabled: bool) -> None:
         self.priority_boost = priority_boost
@@ -56,6 +56,7 @@ class CandidateIndex:
         # Evicted entries per queue: usually none, and then a decision skips the queue's
         # evicted half without touching its lists (ORD-1).
         self._evicted: dict[str, int] = {}
+        self._evicted_total = 0
 
     def matches(self, config: PreemptionConfig) -> bool:
         """Can a decision under ``config`` use this index?
@@ -81,6 +82,7 @@ class CandidateIndex:
         self._size += 1
         if entry[0] == 0:
             self._evicted[entry[5]] = self._evicted.get(entry[5], 0) + 1
+            self._evicted_total += 1
 
     def remove(self, entry: Entry) -> None:
         """O(F log n); ``entry`` must be the one added."""
@@ -90,6 +92,15 @@ class CandidateIndex:
         self._size -= 1
         if entry[0] == 0:
             self._evicted[entry[5]] -= 1
+            self._evicted_total -= 1
+
+    def any_evicted(self) -> bool:
+        """Does any queue hold evicted entries? O(1)."""
+        return self._evicted_total > 0
+
+    def has_evicted(self, cluster_queue: str) -> bool:
+        """Does the queue hold evicted entries (ORD-1's first half)? O(1)."""
+        return bool(self._evicted.get(cluster_queue))
 
     def __len__(self) -> int:
         return self._size

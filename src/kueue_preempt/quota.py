@@ -45,7 +45,7 @@ from ._entries import Entry, make_entry
 from .index import CandidateIndex, dedupe
 from .quantity import amount_add, amount_sub
 
-__all__ = ["QuotaNode", "Snapshot", "MAX_COHORT_DEPTH", "MAX_OBJECTS"]
+__all__ = ["QuotaNode", "Snapshot", "FitTest", "MAX_COHORT_DEPTH", "MAX_OBJECTS"]
 
 MAX_COHORT_DEPTH = 1000
 """Deepest cohort chain accepted; deeper trees are rejected as absurd input."""
@@ -156,6 +156,152 @@ class QuotaNode:
         return f"<{self.kind} {self.name}>"
 
 
+class FitTest:
+    """GT-5 for one request at one ClusterQueue, asked many times while usages change.
+
+    What does not change during a decision is looked up once: per FlavorResource of the
+    request, the quota plan's static numbers and the usage maps of the path. Each test then
+    reads one usage entry per limiting level, in plain arithmetic; when a number is out of
+    :data:`_SMALL`'s range it answers with :meth:`Snapshot.fits` / :meth:`Snapshot.fits_with`
+    (saturating arithmetic). The same answers as those.
+    """
+
+    __slots__ = ("_snapshot", "_cq", "_request", "_parts")
+
+    def __init__(self, snapshot: Snapshot, cq: QuotaNode, request: Usage) -> None:
+        self._snapshot = snapshot
+        self._cq = cq
+        self._request = request
+        parts: list[tuple[Any, ...]] | None = []
+        path = cq.path
+        for fr, v in request.items():
+            links, root_quota, steps, small = cq.plans.get(fr) or snapshot._plan(cq, fr)
+            if parts is None or not (small and -_SMALL < v < _SMALL):
+                parts = None
+                continue
+            # Q-9's limiting levels with their nodes (fits_with overrides usages by node).
+            # A borrowing limit caps the headroom at ``stored + bl - used``: the sum is static.
+            levels = tuple(
+                (path[i], usage, None if bl is None else stored + bl, lq) for i, usage, bl, lq, stored in steps
+            )
+            parts.append((fr, v, cq, cq.usage, cq.subtree_quota.get(fr, 0), path[-1], links[-1][1], root_quota, levels))
+        self._parts = parts
+
+    def fits(self, allow_borrowing: bool) -> bool:
+        """:meth:`Snapshot.fits` of the request, now."""
+        got = self._test(allow_borrowing, None, None)
+        if got is None:
+            return self._snapshot.fits(self._cq, self._request, allow_borrowing=allow_borrowing)
+        return got
+
+    def fits_with(self, added_cq: QuotaNode, added: Usage, allow_borrowing: bool) -> bool:
+        """:meth:`Snapshot.fits_with`: the test as if ``added`` were given to ``added_cq``."""
+        got = None
+        if added_cq.path[-1] is self._cq.path[-1]:  # else the addition cannot change the fit
+            got = self._test(allow_borrowing, added_cq, added)
+        elif self._parts is not None:
+            got = self._test(allow_borrowing, None, None)
+        if got is None:
+            return self._snapshot.fits_with(self._cq, self._request, added_cq, added, allow_borrowing=allow_borrowing)
+        return got
+
+    def fits_without(self, removed: Usage, allow_borrowing: bool) -> bool:
+        """:meth:`Snapshot.fits_without` at this ClusterQueue: the test as if ``removed`` were
+        first taken from it (fair sharing's fit test, FS-RUN-1)."""
+        got = self._test(allow_borrowing, None, removed)
+        if got is None:
+            return self._snapshot.fits_without(self._cq, self._request, removed, allow_borrowing=allow_borrowing)
+        return got
+
+    def _test(self, allow_borrowing: bool, added_cq: QuotaNode | None, change: Usage | None) -> bool | None:
+        """The plain-arithmetic test, with ``change`` added at ``added_cq`` or, without
+        ``added_cq``, removed at this ClusterQueue; None when a number is out of range (the
+        caller then asks the snapshot's saturating version)."""
+        parts = self._parts
+        if parts is None:
+            return None
+        for fr, v, cq, cq_usage, cq_sq, root, root_usage, root_quota, levels in parts:
+            after: dict[QuotaNode, int] | None = None
+            if change is not None:
+                w = change.get(fr)
+                if w is not None:
+                    if added_cq is None:
+                        after = _plain_after_remove(cq.plans.get(fr) or self._snapshot._plan(cq, fr), fr, w)
+                    else:
+                        after = _plain_after_add(added_cq.plans.get(fr) or self._snapshot._plan(added_cq, fr), fr, w)
+                    if after is None:
+                        return None
+            if not allow_borrowing:
+                u = after[cq] if after is not None and cq in after else cq_usage.get(fr, 0)
+                if not -_SMALL < u < _SMALL:
+                    return None
+                if u + v > cq_sq:  # Q-11
+                    return False
+            u = after[root] if after is not None and root in after else root_usage.get(fr, 0)
+            if not -_SMALL < u < _SMALL:
+                return None
+            a = root_quota - u  # Q-9, as Snapshot.available computes it
+            for node, usage, cap, lq in levels:
+                u = after[node] if after is not None and node in after else usage.get(fr, 0)
+                if not -_SMALL < u < _SMALL:
+                    return None
+                if lq is None:  # then the level has a borrowing limit (see _plan)
+                    limit = cap - u if u > 0 else cap
+                    if limit < a:
+                        a = limit
+                else:
+                    if cap is not None:
+                        limit = cap - (u - lq) if u > lq else cap
+                        if limit < a:
+                            a = limit
+                    if lq > u:
+                        a += lq - u
+            if v > (a if a > 0 else 0):
+                return False
+        return True
+
+
+def _plain_after_remove(plan: _QuotaPlan, fr: FlavorResource, v: int) -> dict[QuotaNode, int] | None:
+    """The usages :meth:`Snapshot.remove_usage` would write for ``v`` less ``fr`` along
+    ``plan``'s path (Q-7), by node, in plain arithmetic; None if a number is out of range."""
+    links, _, _, small = plan
+    if not (small and -_SMALL < v < _SMALL):
+        return None
+    after: dict[QuotaNode, int] = {}
+    for node, node_usage, lq, _, is_root in links:
+        used = node_usage.get(fr, 0)
+        if not -_SMALL < used < _SMALL:
+            return None
+        after[node] = used - v
+        if is_root:
+            break
+        stored = used if lq is None else used - lq
+        if stored <= 0:
+            break
+        if stored < v:
+            v = stored
+    return after
+
+
+def _plain_after_add(plan: _QuotaPlan, fr: FlavorResource, v: int) -> dict[QuotaNode, int] | None:
+    """The usages :meth:`Snapshot.add_usage` would write for ``v`` more ``fr`` along ``plan``'s
+    path (Q-7, Q-8), by node, in plain arithmetic; None if a number is out of range."""
+    links, _, _, small = plan
+    if not (small and -_SMALL < v < _SMALL):
+        return None
+    after: dict[QuotaNode, int] = {}
+    for node, node_usage, lq, _, is_root in links:
+        used = node_usage.get(fr, 0)
+        if not -_SMALL < used < _SMALL:
+            return None
+        after[node] = used + v
+        la = 0 if lq is None or lq <= used else lq - used
+        if is_root or v <= la:
+            break
+        v -= la
+    return after
+
+
 class _Preserved(AbstractContextManager["Snapshot"]):
     """The context manager of :meth:`Snapshot.preserved`."""
 
@@ -212,6 +358,8 @@ class Snapshot:
         # Entries removed inside the current what-if block, by workload key (see _enter).
         self._parked: dict[str, Entry] = {}
         self._classes: dict[str, WorkloadPriorityClass] = {}
+        self._paths: dict[QuotaNode, str] = {}
+        self._n_unreserved = 0  # workloads without a reservation time, in all queues
         cluster_queues = iter_args(cluster_queues, ClusterQueue, "Snapshot", "cluster_queues")
         cohorts = iter_args(cohorts, Cohort, "Snapshot", "cohorts")
         workloads = iter_args(workloads, Workload, "Snapshot", "workloads")
@@ -380,6 +528,7 @@ class Snapshot:
         reserved = w.quota_reserved_at
         if reserved is None:
             node.unreserved[key] = w
+            self._n_unreserved += 1
             return None
         # What-if blocks remove and re-add the same workloads (attempts, fill-back): reuse
         # the entry a removal in the block parked instead of recomputing it.
@@ -397,6 +546,7 @@ class Snapshot:
     def _leave(self, node: QuotaNode, key: str, w: Workload) -> Entry | None:
         """Drop ``w``'s entry (O(F)) and return it."""
         if node.unreserved.pop(key, None) is not None:
+            self._n_unreserved -= 1
             return None
         entry = None
         for fr in w.used_flavor_resources:
@@ -448,6 +598,7 @@ class Snapshot:
         """Recompute every entry for other (boost, cost) switches. O(n)."""
         self._key_boost, self._key_cost = boost, cost
         self._parked.clear()
+        self._n_unreserved = 0
         for node in self._queues.values():
             node.entries = {}
             node.unreserved = {}
@@ -486,6 +637,10 @@ class Snapshot:
             for key, w in node.unreserved.items()
             if not w.used_flavor_resources.isdisjoint(frs) and (evicted is None or w.evicted == evicted)
         ]
+
+    def has_unreserved(self) -> bool:
+        """Does any queue hold a workload without a reservation time (built per decision)? O(1)."""
+        return self._n_unreserved > 0
 
     def candidate_stream(
         self,
@@ -613,8 +768,12 @@ class Snapshot:
                 yield node.workloads[key]
 
     def path(self, cq: QuotaNode) -> str:
-        """``/root/.../parent/cq`` as Kueue prints it in messages (MSG-4)."""
-        return "/" + "/".join(n.name for n in reversed(cq.path))
+        """``/root/.../parent/cq`` as Kueue prints it in messages (MSG-4). Cached: the tree
+        never changes, and every target's message names its queue's path."""
+        text = self._paths.get(cq)
+        if text is None:
+            text = self._paths[cq] = "/" + "/".join(n.name for n in reversed(cq.path))
+        return text
 
     def subtree(self, node: QuotaNode) -> list[QuotaNode]:
         """``node`` and all its descendants, parents first, children by name."""
@@ -779,6 +938,67 @@ class Snapshot:
                 return False
         return True
 
+    def removal_reach(self, cq: QuotaNode, usage: Usage, ancestor: QuotaNode) -> dict[FlavorResource, int]:
+        """What :meth:`remove_usage` of ``usage`` at ``cq`` would subtract from ``ancestor``'s
+        usage, per FlavorResource (Q-7's walk, read only); FlavorResources whose removal stops
+        below ``ancestor`` are absent. O(F · depth)."""
+        out: dict[FlavorResource, int] = {}
+        for fr, v in usage.items():
+            for n in cq.path:
+                if n is ancestor:
+                    out[fr] = v
+                    break
+                if n.parent is None:
+                    break
+                used = n.usage.get(fr, 0)
+                lq = n.local_quota.get(fr)
+                stored = used if lq is None else amount_sub(used, lq)
+                if stored <= 0:
+                    break
+                if stored < v:
+                    v = stored
+        return out
+
+    def fit_test(self, cq: QuotaNode, request: Usage) -> FitTest:
+        """:meth:`fits` for one fixed ``request`` at ``cq``, prepared once (a decision asks after
+        every removal): see :class:`FitTest`."""
+        return FitTest(self, cq, request)
+
+    def fits_with(
+        self, cq: QuotaNode, request: Usage, added_cq: QuotaNode, added: Usage, *, allow_borrowing: bool
+    ) -> bool:
+        """GT-5 as if ``added`` were first given to ``added_cq`` with :meth:`add_usage`, without
+        changing the snapshot: fill-back's test of a re-admission (FB-2), which usually fails,
+        so the workload is then not added and removed again. O(F · depth), no journal."""
+        for fr, v in request.items():
+            a = added.get(fr)
+            usages = None if a is None or added_cq.path[-1] is not cq.path[-1] else self._usages_after_add(cq, fr, added_cq, a)
+            u = cq.usage.get(fr, 0) if usages is None else usages[0]
+            if not allow_borrowing and amount_add(u, v) > cq.subtree_quota.get(fr, 0):  # Q-11
+                return False
+            if v > self.available(cq, fr, usages):
+                return False
+        return True
+
+    def _usages_after_add(self, cq: QuotaNode, fr: FlavorResource, added_cq: QuotaNode, v: int) -> list[int]:
+        """The usage of ``fr`` of every node on ``cq.path`` after ``add_usage(added_cq, {fr: v})``
+        (Q-7), computed as :meth:`add_usage` walks, without writing it."""
+        links, _, _, small = added_cq.plans.get(fr) or self._plan(added_cq, fr)
+        small = small and -_SMALL < v < _SMALL
+        after: dict[QuotaNode, int] = {}
+        for node, node_usage, lq, _, is_root in links:
+            used = node_usage.get(fr, 0)
+            if small and -_SMALL < used < _SMALL:
+                la = 0 if lq is None or lq <= used else lq - used  # Q-8
+                after[node] = used + v
+            else:
+                la = 0 if lq is None else max(0, amount_sub(lq, used))
+                after[node] = amount_add(used, v)
+            if is_root or v <= la:
+                break
+            v = v - la if small else amount_sub(v, la)
+        return [after[n] if n in after else n.usage.get(fr, 0) for n in cq.path]
+
     def lowest_fitting_height(self, cq: QuotaNode, fr: FlavorResource, value: int) -> tuple[int, bool]:
         """Q-16: the borrowing level of ``value`` more ``fr`` and whether a proper subtree fits it."""
         if not self.borrowing_with(cq, fr, value) or cq.parent is None:
@@ -902,6 +1122,23 @@ class Snapshot:
         self.remove_usage(node, workload.usage)
         if stored.non_preemptible is not False and (stored.non_preemptible or stored.priority_class is not None):
             self._track_np(node, stored, -1)
+
+    def take_usage(self, node: QuotaNode, workload: Workload) -> None:
+        """Remove the usage of ``workload``, admitted in ClusterQueue ``node``, as
+        :meth:`remove_workload` does (Q-7, NP-5), but leave it in the queue's workload set and
+        stored entries: a decision's trial removal (CL-ATT-2), after which only usages are read.
+        Use inside :meth:`preserved`; undo with :meth:`return_usage` or by leaving the block.
+        Skipping the set and entry bookkeeping (and its undoing) is about a tenth of a
+        classic decision."""
+        self.remove_usage(node, workload.usage)
+        if workload.non_preemptible is not False and (workload.non_preemptible or workload.priority_class is not None):
+            self._track_np(node, workload, -1)
+
+    def return_usage(self, node: QuotaNode, workload: Workload) -> None:
+        """Undo :meth:`take_usage` (fill-back's re-admission, FB-2)."""
+        self.add_usage(node, workload.usage)
+        if workload.non_preemptible is not False and (workload.non_preemptible or workload.priority_class is not None):
+            self._track_np(node, workload, +1)
 
     def preserved(self) -> AbstractContextManager[Snapshot]:
         """Run a block of what-if changes and restore the exact prior state on exit (GT-3).

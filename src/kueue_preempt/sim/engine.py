@@ -21,8 +21,9 @@ One instant (SC-T-2, SC-SIM-13 item 3):
 5. controllers that watch the cycles' writes (:class:`WatchesCycles`) say when they must run
    next (a time-sharing window that started with an admission of this instant).
 
-A re-admitted workload runs its full duration again (SC-SIM-13 item 2); a workload the dump
-shows admitted runs its ``remaining`` time, or until the end.
+A re-admitted workload runs its full duration again (SC-SIM-13 item 2), or with
+``resume_after_preemption`` only what it had left; a workload the dump shows admitted runs its
+``remaining`` time, or until the end.
 
 With ``SimulationOptions.api`` (Kueue's API throughput, :mod:`~kueue_preempt.sim.api_model`,
 decisions ``(kp-a)``, ``(kp-h)``) a cycle's writes go through the client's token bucket in
@@ -224,6 +225,11 @@ def _non_negative(inst: object, attr: attrs.Attribute[float], value: float) -> N
         raise ConfigurationError(f"SimulationOptions.{attr.name}: must be a finite number >= 0, got {value!r}")
 
 
+def _bool(inst: object, attr: attrs.Attribute[bool], value: bool) -> None:
+    if not isinstance(value, bool):
+        raise ConfigurationError(f"SimulationOptions.{attr.name}: must be true or false, got {value!r}")
+
+
 def _optional_until(inst: object, attr: attrs.Attribute[float | None], value: float | None) -> None:
     if value is not None:
         _non_negative(inst, attr, value)  # type: ignore[arg-type]
@@ -249,6 +255,11 @@ class SimulationOptions:
         default=None, validator=attrs.validators.optional(attrs.validators.instance_of(ApiModel))
     )
     """Kueue's API throughput (decision ``(kp-a)``); ``None``: an ideal, infinitely fast API."""
+    resume_after_preemption: bool = attrs.field(default=False, validator=_bool)
+    """Checkpoint credit: a re-admitted workload runs only the time it had left when it was
+    preempted, instead of its full duration again (SC-SIM-13 item 2's default, ``False``;
+    decision ``(ts-d)``). What a job that checkpoints sees, and what makes time sharing with a
+    window shorter than the jobs end."""
 
 
 def _events(value: Iterable[Event]) -> tuple[Event, ...]:
@@ -343,6 +354,8 @@ class _Loop:
         self.durations: dict[str, float] = {}
         self.cq_of: dict[str, str] = {}
         self.epoch: dict[str, int] = {}  # admission count: a finish scheduled before an eviction is stale
+        # resume_after_preemption: when the current run started, per workload and admission epoch
+        self.started: dict[str, tuple[int, float]] = {}
         self.pending_runs: set[str] = set()
         self.wakes: set[float] = set()  # controller wake-ups in the heap
         self.cycles = 0
@@ -380,6 +393,7 @@ class _Loop:
             if remaining is not None:
                 self.durations[w.key] = remaining
                 self.epoch[w.key] = 1
+                self.started[w.key] = (1, 0.0)
                 self.push(remaining, _FINISH, _Finish(w.key, 1))
         # The start state is an instant of its own: the dump's pending workloads get their cycles at 0.
         self.push(0.0, _CONTROLLER, None)
@@ -473,6 +487,7 @@ class _Loop:
         if self.epoch.get(key) != ticket.epoch:
             return
         self.seen.append((key, now))
+        self.started[key] = (ticket.epoch, now)
         duration = self.durations.get(key)
         if duration is not None and self.options.api is not None:
             self.push(now + duration + self.options.api.finish_latency, _FINISH, ticket)
@@ -603,11 +618,14 @@ class _Loop:
             self.epoch[a.workload] = epoch
             duration = self.durations.get(a.workload)
             if duration is not None and self.api is None:  # SC-SIM-13 item 2: the full duration again
+                self.started[a.workload] = (epoch, now)
                 self.push(now + duration, _FINISH, _Finish(a.workload, epoch))
         for e in result.evicted:
             touched.update((e.victim, e.preemptor))
             if self.api is not None and e.victim in self.in_flight:
                 continue  # SC-PR-1: re-issued while its eviction write is in flight, not a new eviction
+            if self.options.resume_after_preemption:
+                self.credit(e.victim, now)
             self.epoch[e.victim] = self.epoch.get(e.victim, 0) + 1  # cancels its completion
             self.timeline.append(
                 Preempted(
@@ -627,6 +645,16 @@ class _Loop:
             touched.add(p.workload)
             self.timeline.append(Inadmissible(now, p.workload, p.cluster_queue, p.reason))
         return touched
+
+    def credit(self, key: str, now: float) -> None:
+        """Checkpoint credit (``resume_after_preemption``): the run being preempted keeps what it
+        did; the next admission runs only the rest. A run that had not started (its admission
+        write still in flight) did nothing."""
+        started = self.started.pop(key, None)
+        duration = self.durations.get(key)
+        if started is None or duration is None or started[0] != self.epoch.get(key):
+            return
+        self.durations[key] = max(0.0, round(duration - (now - started[1]), 6))
 
     def run(self) -> SimulationResult:
         until = self.options.until
