@@ -1,28 +1,36 @@
 #!/usr/bin/env python3
-"""The general simulator at scale (issue 20 item 7, issue 21 item 5): wall time in one process.
+"""The general simulator at scale (issue 20 item 7, issue 21 item 5): time in one process.
 
-Two runs, both through :func:`kueue_preempt.sim.perf_run.general_run` — the library's real
-scheduling cycle, incremental across cycles (:class:`kueue_preempt.cycle.CycleState`), with an
-ideal API (the dedicated ``kueue_perf`` simulator is not involved):
+Two runs through the library's real scheduling cycle, incremental across cycles
+(:class:`kueue_preempt.cycle.CycleState`), with an ideal API:
 
-* ``L120``: the L tier's shape of ``perf_gen.py`` (10 cohorts x 100 ClusterQueues, nominal
-  180 CPU, borrowing limit 900, preemption LowerPriority / reclaim Any, classes small/medium/
-  large = 1/5/20 CPU at priorities 50/100/200 mixed 7:2:1) with 100 arrivals per ClusterQueue
-  (100,000 in all) offered at about 120 % of every cohort's nominal quota: runtime 60 s, each
-  CQ's arrival rate set so that rate x runtime x mean request = 1.2 x nominal. At the steady
-  state about 50,000 workloads are admitted (the tier's admitted set); the rest queue, and
-  higher classes preempt. Reported: wall time, admissions, preemptions, the longest queue (most
-  workloads pending in one ClusterQueue at once) and utilization (admitted CPU-seconds over
-  nominal CPU-seconds until the last arrival).
-* ``large-scale``: Kueue's ``large-scale-generator.yaml`` (1,000 CQs, 50,000 workloads).
+* ``L-tier``: the issue's run. The start state is the L tier of ``perf_gen.py`` (the vendored
+  gen.py): 10 cohorts x 100 ClusterQueues (nominal 180 CPU, borrowing limit 900, preemption
+  LowerPriority / reclaim Any), a namespace and LocalQueue ``lq`` per ClusterQueue, and its
+  50,000 admitted workloads (small/medium/large = 1/5/20 CPU at priorities 50/100/200, every
+  cohort exactly full), written as manifests and loaded like a dump. Their ``remaining`` run
+  times are exponential with the arrivals' mean duration (fixed seed). The 100,000 arrivals
+  come from the library's seeded generator (:func:`~kueue_preempt.sim.generate.generate_arrivals`,
+  the ``--generate`` path): per ClusterQueue, one Poisson class per size class at rates 7:2:1,
+  100 arrivals per ClusterQueue over 300 s, exponential durations whose mean makes
+  rate x duration x mean request = 1.2 x nominal: 120 % of every cohort's quota. Timed:
+  :func:`~kueue_preempt.sim.run.simulate` (resolving the arrivals, the loop, every cycle);
+  building the tier and generating the arrivals are reported apart (``buildSeconds``).
+* ``large-scale``: Kueue's ``large-scale-generator.yaml`` (1,000 CQs, 50,000 workloads)
+  through :func:`kueue_preempt.sim.perf_run.general_run`.
+
+Reported: wall and CPU seconds, admissions (the start state's excluded), preemptions, the
+longest queue (most workloads pending in one ClusterQueue at once), utilization (admitted
+CPU-seconds over nominal CPU-seconds until the last arrival), cycles, instants and simulated
+seconds.
 
 Usage::
 
-    python benchmarks/bench_sim.py [--runs L120,large-scale] [--cqs 100] [--out benchmarks/results]
+    python benchmarks/bench_sim.py [--runs L-tier,large-scale] [--cqs 100] [--profile FILE] [--out DIR]
 
-``--cqs`` scales the ClusterQueues per cohort of L120 (100 = the full tier). Writes
-``<out>/sim.json`` and ``<out>/sim.md``. Needs only the package (``PYTHONPATH=src``).
-Results: docs/performance.md, section Simulation.
+``--cqs`` sets the ClusterQueues per cohort of the tier (100 = the L tier; fewer scale its
+admitted workloads and arrivals with it). Writes ``<out>/sim.json`` and ``<out>/sim.md``.
+Needs only the package (``PYTHONPATH=src``). Results: docs/performance.md, section Simulation.
 """
 
 from __future__ import annotations
@@ -31,63 +39,163 @@ import argparse
 import collections
 import json
 import os
+import random
+import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
+from kueue_preempt.cycle import ClusterState
+from kueue_preempt.io import ClusterDump, RawObject
+from kueue_preempt.io.cycle_state import cluster_state_from_objects
+from kueue_preempt.sim.arrivals import ArrivalsFile, PodSetOverride, RunningRow
 from kueue_preempt.sim.engine import SimulationResult
+from kueue_preempt.sim.generate import ArrivalClass, GeneratorSpec, generate_arrivals
 from kueue_preempt.sim.perf_run import general_run
-from kueue_preempt.sim.scenario import BuiltScenario, build_scenario, load_scenario, parse_scenario
+from kueue_preempt.sim.run import simulate
+from kueue_preempt.sim.scenario import build_scenario, load_scenario
 from kueue_preempt.sim.timeline import Admitted, Arrived, Finished, Preempted, Released
 
 ROOT = Path(__file__).resolve().parent.parent
 LARGE_SCALE = ROOT / "examples" / "kueue-perf" / "large-scale-generator.yaml"
 
-# perf_gen.py's L tier: 10 cohorts x 100 CQs, N = 20 * round(50,000 * 3.7 / 1,000 / 20) = 180.
-NOMINAL = 180
-BORROWING = 5 * NOMINAL
-CLASSES = (("small", 1, 50, 70), ("medium", 5, 100, 20), ("large", 20, 200, 10))  # name, CPU, priority, arrivals/CQ
-MEAN_REQUEST = sum(cpu * n for _, cpu, _, n in CLASSES) / sum(n for *_, n in CLASSES)  # 3.7 CPU
-RUNTIME_S = 60.0
+# The L tier's arrival classes (perf_gen.py: small/medium/large = 1/5/20 CPU at priorities
+# 50/100/200, mixed 7:2:1), per ClusterQueue.
+CLASSES = (("small", 1, 50, 0.7), ("medium", 5, 100, 0.2), ("large", 20, 200, 0.1))  # name, CPU, priority, share
+MEAN_REQUEST = sum(cpu * share for _, cpu, _, share in CLASSES)  # 3.7 CPU
+ARRIVALS_PER_CQ = 100  # 100,000 over the tier's 1,000 ClusterQueues
+HORIZON_S = 300.0  # the arrivals come in over five minutes
 LOAD = 1.2
+SEED = 20
 
 
-def l_tier_text(cohorts: int = 10, cqs: int = 100) -> str:
-    """The L120 generator file: every class arrives at its share (7:2:1) of a CQ rate that
-    keeps LOAD x NOMINAL CPU in demand (rate x runtime x mean request)."""
-    rate = LOAD * NOMINAL / (RUNTIME_S * MEAN_REQUEST)  # workloads per second per CQ
-    total = sum(n for *_, n in CLASSES)
-    lines = [
-        "cohorts:",
-        "- className: co",
-        f"  count: {cohorts}",
-        "  queuesSets:",
-        "  - className: cq",
-        f"    count: {cqs}",
-        f"    nominalQuota: {NOMINAL}",
-        f"    borrowingLimit: {BORROWING}",
-        "    reclaimWithinCohort: Any",
-        "    withinClusterQueue: LowerPriority",
-        "    workloadsSets:",
+def tier_snapshot(cqs: int) -> dict[str, Any]:
+    """perf_gen.py's L tier (10 cohorts x ``cqs`` ClusterQueues; 100 = the tier itself, 50,000
+    admitted workloads; fewer scale the admitted count with it)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import perf_gen  # the vendored gen.py
+
+    name = "L" if cqs == 100 else f"L/{cqs}"
+    if name not in perf_gen.TIERS:
+        perf_gen.TIERS[name] = dict(perf_gen.TIERS["L"], cqs=cqs, admitted=perf_gen.TIERS["L"]["admitted"] * cqs // 100)
+    snap: dict[str, Any] = perf_gen.build_snapshot(name)
+    return snap
+
+
+def _workload_manifest(w: dict[str, Any]) -> dict[str, Any]:
+    """An admitted workload of the tier as Kueue stores it (v1beta2)."""
+    (ps,) = w["podSets"]
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "Workload",
+        "metadata": {"name": w["name"], "namespace": w["namespace"], "uid": w["uid"],
+                     "creationTimestamp": w["creationTimestamp"]},
+        "spec": {
+            "queueName": w["localQueue"],
+            "priority": w["priority"],
+            "podSets": [{"name": ps["name"], "count": ps["count"],
+                         "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": ps["requests"]}}]}}}],
+        },
+        "status": {
+            "admission": {
+                "clusterQueue": w["clusterQueue"],
+                "podSetAssignments": [{"name": ps["name"], "count": ps["count"], "flavors": ps["flavors"],
+                                       "resourceUsage": ps["resourceUsage"]}],
+            },
+            "conditions": [
+                {"type": t, "status": "True", "reason": t, "message": "", "lastTransitionTime": w["quotaReservedAt"]}
+                for t in ("QuotaReserved", "Admitted")
+            ],
+        },
+    }
+
+
+def tier_objects(snap: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tier's cluster as manifests: its flavor, ClusterQueues (quotas, preemption policies,
+    cohorts), a namespace and LocalQueue ``lq`` per ClusterQueue, one inactive template
+    Workload per namespace (what the arrivals instantiate) and the admitted workloads."""
+    out: list[dict[str, Any]] = [
+        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": f}}
+        for f in snap["resourceFlavors"]
     ]
-    for name, cpu, priority, n in CLASSES:
-        interval_ms = round(1000.0 / (rate * n / total))
-        lines += [
-            f"    - count: {n}",
-            f"      creationIntervalMs: {interval_ms}",
-            "      workloads:",
-            f"      - {{className: {name}, runtimeMs: {int(RUNTIME_S * 1000)}, priority: {priority}, request: {cpu}}}",
+    for co in snap["cohorts"]:
+        out.append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort", "metadata": {"name": co["name"]}, "spec": {}})
+    for cq in snap["clusterQueues"]:
+        ns = "ns-" + cq["name"][3:]
+        groups = [
+            {"coveredResources": g["coveredResources"],
+             "flavors": [{"name": f["name"],
+                          "resources": [{"name": r, "nominalQuota": q["nominal"], "borrowingLimit": q["borrowingLimit"]}
+                                        for r, q in f["resources"].items()]}
+                         for f in g["flavors"]]}
+            for g in cq["resourceGroups"]
         ]
-    return "\n".join(lines) + "\n"
+        p = cq["preemption"]
+        out += [
+            {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": cq["name"]},
+             "spec": {"cohortName": cq["cohort"], "namespaceSelector": {}, "resourceGroups": groups,
+                      "preemption": {"withinClusterQueue": p["withinClusterQueue"],
+                                     "reclaimWithinCohort": p["reclaimWithinCohort"]}}},
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+            {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": ns},
+             "spec": {"clusterQueue": cq["name"]}},
+            {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": {"name": "template", "namespace": ns},
+             "spec": {"active": False, "queueName": "lq", "priority": 0,
+                      "podSets": [{"name": "main", "count": 1,
+                                   "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}]}},
+        ]
+    out += [_workload_manifest(w) for w in snap["admitted"]]
+    return out
 
 
-def figures(result: SimulationResult, built: BuiltScenario) -> dict[str, Any]:
-    """Admissions, preemptions, the longest queue and utilization from the timeline."""
+def tier_generator(snap: dict[str, Any], arrivals_per_cq: int = ARRIVALS_PER_CQ) -> GeneratorSpec:
+    """The ``--generate`` spec: per ClusterQueue, one Poisson class per size class (7:2:1) whose
+    rates bring ``arrivals_per_cq`` arrivals over HORIZON_S and whose exponential mean duration
+    makes the offered load LOAD x the ClusterQueue's nominal quota (rate x duration x mean
+    request = LOAD x nominal): every cohort is offered 120 % of its quota."""
+    nominal = snap["meta"]["nominal"]
+    rate = arrivals_per_cq / HORIZON_S
+    duration = LOAD * nominal / (rate * MEAN_REQUEST)
+    classes = []
+    for cq in snap["clusterQueues"]:
+        ns = "ns-" + cq["name"][3:]
+        for name, cpu, priority, share in CLASSES:
+            classes.append(ArrivalClass(
+                template=f"{ns}/template", rate=rate * share, duration=duration, name=f"{cq['name']}-{name}",
+                queue_name="lq", priorities=(priority,), sizes=(PodSetOverride(count=1, requests={"cpu": cpu * 1000}),),
+            ))
+    return GeneratorSpec(classes=classes, seed=SEED, count=arrivals_per_cq * len(snap["clusterQueues"]))
+
+
+def tier_running(snap: dict[str, Any], mean: float) -> list[RunningRow]:
+    """``remaining`` run times of the admitted workloads: exponential with the arrivals' mean
+    duration (fixed seed), so the start state drains while the arrivals take over."""
+    rng = random.Random(f"bench_sim/{SEED}/remaining")
+    return [RunningRow(f"{w['namespace']}/{w['name']}", round(max(rng.expovariate(1 / mean), 0.001), 3))
+            for w in snap["admitted"]]
+
+
+def l_tier_inputs(cqs: int) -> tuple[ClusterState, ClusterDump, ArrivalsFile, float]:
+    """The start state and arrivals of the L-tier run; also the seconds it took to build them."""
+    t0 = time.perf_counter()
+    snap = tier_snapshot(cqs)
+    objects = [RawObject("L-tier", i + 1, o) for i, o in enumerate(tier_objects(snap))]
+    state, dump = cluster_state_from_objects(objects)
+    spec = tier_generator(snap)
+    rows = generate_arrivals(spec)
+    running = tier_running(snap, spec.classes[0].duration)
+    arrivals = ArrivalsFile(rows=rows.rows, running=running, source="generated")
+    return state, dump, arrivals, time.perf_counter() - t0
+
+
+def figures(result: SimulationResult, last_arrival: float, nominal_millis: int) -> dict[str, Any]:
+    """Admissions (the start state's excluded), preemptions, the longest queue (most workloads
+    pending in one ClusterQueue at once) and utilization (admitted CPU-seconds over nominal
+    CPU-seconds until the last arrival) from the timeline."""
     pending: collections.Counter[str] = collections.Counter()
     longest = 0
     charged: dict[str, tuple[float, int]] = {}
     cpu_seconds = 0.0
-    last_arrival = max((w.at_ms for w in built.workloads), default=0) / 1000.0
     admissions = preemptions = 0
 
     def settle(key: str, t: float) -> None:
@@ -100,8 +208,9 @@ def figures(result: SimulationResult, built: BuiltScenario) -> dict[str, Any]:
             pending[e.cluster_queue] += 1
             longest = max(longest, pending[e.cluster_queue])
         elif isinstance(e, Admitted):
-            admissions += 1
-            pending[e.cluster_queue] -= 1
+            if not e.initial:
+                admissions += 1
+                pending[e.cluster_queue] -= 1
             charged[e.workload] = (e.t, sum(e.usage.values()))
         elif isinstance(e, Preempted):
             preemptions += 1
@@ -113,7 +222,6 @@ def figures(result: SimulationResult, built: BuiltScenario) -> dict[str, Any]:
             settle(e.workload, e.t)
     for key in list(charged):
         settle(key, result.end)
-    nominal_millis = sum(q.nominal_cpu_millis for q in built.queues)
     utilization = cpu_seconds / (nominal_millis * last_arrival) if last_arrival and nominal_millis else 0.0
     return {
         "admissions": admissions,
@@ -121,49 +229,85 @@ def figures(result: SimulationResult, built: BuiltScenario) -> dict[str, Any]:
         "longestQueue": longest,
         "utilization": round(utilization, 4),
         "cycles": result.cycles,
+        "instants": result.instants,
         "simulatedSeconds": round(result.end, 3),
     }
 
 
-def measure(name: str, built: BuiltScenario) -> dict[str, Any]:
+def _timed(name: str, cqs: int, arrivals: int, admitted: int, run: Callable[[], SimulationResult]) -> tuple[dict[str, Any], SimulationResult]:
     w0, c0 = time.perf_counter(), time.process_time()
-    result = general_run(built)
+    result = run()
     row: dict[str, Any] = {
         "run": name,
-        "clusterQueues": len(built.queues),
-        "arrivals": len(built.workloads),
+        "clusterQueues": cqs,
+        "admittedAtStart": admitted,
+        "arrivals": arrivals,
         "wallSeconds": round(time.perf_counter() - w0, 2),
         "cpuSeconds": round(time.process_time() - c0, 2),
         "loadAverage": round(os.getloadavg()[0], 2),
     }
-    row.update(figures(result, built))
+    return row, result
+
+
+def measure_l_tier(cqs: int, profile: str | None = None) -> dict[str, Any]:
+    """The L-tier run: build the inputs (timed apart), then :func:`simulate` (resolving the
+    arrivals against the dump, the event loop and every cycle) under the clock."""
+    state, dump, arrivals, build_s = l_tier_inputs(cqs)
+    name = "L-tier" if cqs == 100 else f"L-tier/{cqs}"
+
+    def run() -> SimulationResult:
+        if profile is None:
+            return simulate(state, dump, arrivals)
+        import cProfile
+
+        prof = cProfile.Profile()
+        out = prof.runcall(simulate, state, dump, arrivals)
+        prof.dump_stats(profile)
+        return out
+
+    admitted = len(dump.holding_quota())
+    row, result = _timed(name, len(dump.cluster_queues), len(arrivals.rows), admitted, run)
+    row["buildSeconds"] = round(build_s, 2)
+    last = max(r.at for r in arrivals.rows)
+    nominal = sum(q.nominal for cq in dump.cluster_queues for q in cq.quotas.values())
+    row.update(figures(result, last, nominal))
     return row
+
+
+def measure_large_scale() -> dict[str, Any]:
+    built = build_scenario(load_scenario(LARGE_SCALE))
+    row, result = _timed("large-scale", len(built.queues), len(built.workloads), 0, lambda: general_run(built))
+    last = max((w.at_ms for w in built.workloads), default=0) / 1000.0
+    row.update(figures(result, last, sum(q.nominal_cpu_millis for q in built.queues)))
+    return row
+
+
+COLUMNS = ["run", "clusterQueues", "admittedAtStart", "arrivals", "wallSeconds", "cpuSeconds", "admissions",
+           "preemptions", "longestQueue", "utilization", "cycles", "instants", "simulatedSeconds", "loadAverage"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", default="L120,large-scale")
-    parser.add_argument("--cqs", type=int, default=100, help="ClusterQueues per cohort of L120 (100 = full tier)")
+    parser.add_argument("--runs", default="L-tier,large-scale")
+    parser.add_argument("--cqs", type=int, default=100, help="ClusterQueues per cohort of the L tier (100 = the tier)")
+    parser.add_argument("--profile", default=None, help="write a cProfile of the L-tier run to this file")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     args = parser.parse_args()
     rows = []
     for name in args.runs.split(","):
-        if name == "L120":
-            built = build_scenario(parse_scenario(l_tier_text(cqs=args.cqs)))
+        if name == "L-tier":
+            row = measure_l_tier(args.cqs, args.profile)
         elif name == "large-scale":
-            built = build_scenario(load_scenario(LARGE_SCALE))
+            row = measure_large_scale()
         else:
             raise SystemExit(f"unknown run {name!r}")
-        row = measure(name if args.cqs == 100 or name != "L120" else f"L120/{args.cqs}", built)
         print(json.dumps(row), flush=True)
         rows.append(row)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "sim.json").write_text(json.dumps(rows, indent=2) + "\n")
-    cols = ["run", "clusterQueues", "arrivals", "wallSeconds", "cpuSeconds", "admissions", "preemptions",
-            "longestQueue", "utilization", "cycles", "simulatedSeconds", "loadAverage"]
-    md = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    md += ["| " + " | ".join(str(r[c]) for c in cols) + " |" for r in rows]
+    md = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    md += ["| " + " | ".join(str(r.get(c, "")) for c in COLUMNS) + " |" for r in rows]
     (out / "sim.md").write_text("\n".join(md) + "\n")
 
 

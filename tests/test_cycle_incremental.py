@@ -47,6 +47,9 @@ class Tandem:
         assert self.inc.cluster == self.ref.cluster
         assert self.inc.queues == self.ref.queues
         assert self.inc.pending_count() == self.ref.pending_count()
+        # Where the incremental cycle looks for heads (SC-CY-2): exactly the non-empty active sets.
+        queues = self.ref.queues.queues
+        assert self.inc.state.active_queues == {name for name, q in queues.items() if q.active}
 
     def arrive(self, arrival: Arrival, now: float) -> None:
         self.ref.arrive(arrival, now)
@@ -265,3 +268,56 @@ def test_duplicate_arrival_is_a_typed_error() -> None:
     live.arrive(w)
     with pytest.raises(InvalidModel):
         live.arrive(attrs.evolve(w))
+
+
+def test_a_preempting_head_asks_get_targets_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SC-NOM-2 after FA-6: a single-resource head in Preempt mode gets its targets from the
+    answer the flavor assigner's oracle already computed on the same snapshot; the targets
+    are the ones a direct ``get_targets`` call gives."""
+    from kueue_preempt.cycle import nominate as nominate_module
+    from kueue_preempt.preemption import get_targets
+
+    text = """cohorts:
+- className: co
+  count: 1
+  queuesSets:
+  - className: cq
+    count: 1
+    nominalQuota: 2
+    withinClusterQueue: LowerPriority
+    workloadsSets:
+    - count: 2
+      creationIntervalMs: 0
+      workloads:
+      - {className: low, runtimeMs: 1000, priority: 0, request: 1}
+    - count: 1
+      creationIntervalMs: 0
+      workloads:
+      - {className: high, runtimeMs: 1000, priority: 100, request: 2}
+"""
+    built = build_scenario(parse_scenario(text))
+    objects = [RawObject("scenario", i + 1, o) for i, o in enumerate(built.objects())]
+    state, dump = cluster_state_from_objects(objects)
+    lines = [json.dumps({"at": 0, "duration": 1, "workload": built.workload_manifest(w)}) for w in built.workloads]
+    arrivals = resolve_arrivals(parse_arrivals("\n".join(lines) + "\n", source="a.jsonl"), dump).arrivals
+    sched = CycleScheduler(state)
+    for a in arrivals:
+        if "low" in a.key:
+            sched.arrive(a, 0.0)
+    while sched.cycle(0.0).changed:
+        pass
+    high = next(a for a in arrivals if "high" in a.key)
+    sched.arrive(high, 0.0)
+    calls: list[str] = []
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append("get_targets")
+        return get_targets(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(nominate_module, "get_targets", counting)
+    result = sched.cycle(0.0)
+    # By hand: the two low workloads fill the 2-CPU nominal quota; the high one (2 CPU,
+    # priority 100) can only fit by evicting both (CL-*, withinClusterQueue LowerPriority).
+    assert sorted(e.victim for e in result.evicted) == sorted(a.key for a in arrivals if "low" in a.key)
+    assert all(e.preemptor == high.key for e in result.evicted)
+    assert len(calls) == 1

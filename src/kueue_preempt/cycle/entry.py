@@ -65,7 +65,9 @@ class Nomination:
 
     ``usage`` is ``U(A)`` (SC-CY-4); ``pod_sets`` the admission it would write (SC-AD-1);
     ``pins`` the nomination mapping (pod-set name, resource) -> flavor a recomputation is
-    held to (SC-PE-3a); ``flavors_considered`` the ``<F>`` text of SC-EVT-1.
+    held to (SC-PE-3a); ``flavors_considered`` the ``<F>`` text of SC-EVT-1. ``pod_sets`` and
+    ``flavors_considered`` are filled for a ``Fit`` nomination only: no other is admitted as
+    nominated (a recomputed one is deferred, SC-PE-3), so nothing else reads them.
     """
 
     mode: Mode

@@ -121,6 +121,9 @@ class CycleState:
         # Queue-map entries that may have become empty since the last cycle: a cycle drops
         # every empty entry (as the pure path's result does) and that counts as a change.
         self._maybe_empty: set[str] = {k for k, v in self.qmap.items() if v == _EMPTY}
+        # ClusterQueues with a non-empty active set: where a cycle looks for heads (a wide
+        # cluster has hundreds of queue entries and, most of the time, a few heads).
+        self._active: set[str] = {k for k, v in self.qmap.items() if v.active}
         self.pending = sum(len(q.active) + len(q.inadmissible) for q in self.qmap.values())
 
     # ------------------------------------------------------------------ views
@@ -135,6 +138,11 @@ class CycleState:
             queues=dict(self.qmap), scan_progress=dict(self.progress), cycle=self.number, generations=dict(self.generations)
         )
 
+    @property
+    def active_queues(self) -> frozenset[str]:
+        """The ClusterQueues whose active set is not empty (where the next cycle looks for heads)."""
+        return frozenset(self._active)
+
     def queue(self, cq: str) -> ClusterQueueQueue:
         return self.qmap.get(cq) or _EMPTY
 
@@ -146,6 +154,10 @@ class CycleState:
         old = 0 if before is None else len(before.active) + len(before.inadmissible)
         self.pending += len(q.active) + len(q.inadmissible) - old
         self.qmap[cq] = q
+        if q.active:
+            self._active.add(cq)
+        else:
+            self._active.discard(cq)
         if q == _EMPTY:
             self._maybe_empty.add(cq)
 
@@ -255,17 +267,25 @@ class CycleState:
         """SC-IN-1 (:func:`~kueue_preempt.cycle.queue_inadmissible`) for the named ClusterQueues;
         returns the keys moved, per ClusterQueue in the given order, sorted within it."""
         moved: list[str] = []
+        workloads = self.workloads
         for name in dict.fromkeys(cluster_queues):
             before = self.qmap.get(name)
             if before is None:
                 continue
-            back = frozenset(
-                k
-                for k in before.inadmissible
-                if k in self.workloads
-                and self._namespace_matches(self.workloads[k], name)
-                and self._backoff_expired(self.workloads[k], now)
-            )
+            # One pass per parked workload (a run over a wide tree moves thousands): the
+            # namespace test is per namespace, so it is looked up once per namespace here.
+            namespaces: dict[str, bool] = {}
+            back_keys: list[str] = []
+            for k in before.inadmissible:
+                w = workloads.get(k)
+                if w is None:
+                    continue
+                ok = namespaces.get(w.namespace)
+                if ok is None:
+                    ok = namespaces[w.namespace] = self._namespace_matches(w, name)
+                if ok and self._backoff_expired(w, now):
+                    back_keys.append(k)
+            back = frozenset(back_keys)
             q = attrs.evolve(
                 before, active=before.active | back, inadmissible=before.inadmissible - back, failed_hashes=frozenset()
             )
@@ -306,6 +326,7 @@ class CycleState:
             now=now,
             order_keys=self._order_keys,
             shapes=self._shapes,
+            active_queues=self._active,
         )
         heads = cy.pop_heads()
         if not heads:  # SC-CY-1: no head, no cycle (and nothing popped)
@@ -355,6 +376,10 @@ class CycleState:
         changed = False
         for name, b in before.items():
             q = self.qmap.get(name, _EMPTY)
+            if q.active:  # a cycle changes the queues of its heads only
+                self._active.add(name)
+            else:
+                self._active.discard(name)
             self.pending += len(q.active) + len(q.inadmissible) - len(b.active) - len(b.inadmissible)
             if q != b:
                 changed = True
@@ -379,7 +404,8 @@ class CycleState:
         for c in w.conditions:
             if c.type == "Requeued" and c.status == "False":
                 return False
-        at = self.c.status(w.key).requeue_at
+        status = self.statuses.get(w.key)
+        at = None if status is None else status.requeue_at
         return at is None or now >= at
 
     def _namespace_matches(self, w: Workload, cq: str) -> bool:

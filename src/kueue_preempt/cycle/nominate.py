@@ -13,8 +13,11 @@ from datetime import datetime
 from typing import Mapping, Sequence
 
 from ..assignment import AssignmentGates, FlavorAssignment, QuotaCheckStrategy, assign_flavors, search_counts
+from ..assignment.modes import PreemptionPossibility
+from ..assignment.oracle import OracleResult
+from ..config import PreemptionConfig
 from ..flavors import ResourceFlavor
-from ..model import FlavorAssignmentMode, PodSetUsage, Target, Workload
+from ..model import Assignment, FlavorAssignmentMode, FlavorResource, PodSetUsage, Target, Workload
 from ..preemption import get_targets
 from ..quota import Snapshot
 from .config import CycleConfig
@@ -44,6 +47,43 @@ def _gates(config: CycleConfig) -> AssignmentGates:
         concurrent_admission=g.concurrent_admission,
         topology_aware_scheduling=g.topology_aware_scheduling,
     )
+
+
+class _RememberingOracle:
+    """FA-6 as :class:`~kueue_preempt.assignment.TargetsOracle` answers it, remembering each
+    :func:`get_targets` result for the rest of one nomination.
+
+    A nomination asks ``get_targets`` twice for the same question when a single-resource head
+    ends in ``Preempt`` mode: the oracle asks for ``{fr: amount}`` and then SC-NOM-2 asks
+    again for the whole assignment — the same request on the same, unchanged snapshot (the
+    assigner leaves it as it found it). ``get_targets`` is a function of those inputs, so the
+    second answer is the first one.
+    """
+
+    def __init__(self, config: PreemptionConfig, now: datetime) -> None:
+        self.config = config
+        self.now = now
+        self._known: dict[Assignment, list[Target]] = {}
+
+    def targets(self, workload: Workload, cluster_queue: str, assignment: Assignment, snapshot: Snapshot) -> list[Target]:
+        known = self._known.get(assignment)
+        if known is None:
+            known = self._known[assignment] = get_targets(workload, cluster_queue, assignment, snapshot, self.config, self.now)
+        return list(known)
+
+    def __call__(
+        self, workload: Workload, cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot, /
+    ) -> OracleResult:
+        node = snapshot.cluster_queue(cluster_queue)
+        targets = self.targets(workload, cluster_queue, Assignment(requests={fr: amount}, preempt={fr}), snapshot)
+        if not targets:
+            return OracleResult(PreemptionPossibility.NO_CANDIDATES, snapshot.lowest_fitting_height(node, fr, amount)[0])
+        with snapshot.preserved():
+            for t in targets:
+                snapshot.remove_workload(t.workload)
+            level = snapshot.lowest_fitting_height(node, fr, amount)[0]
+        own = any(t.cluster_queue == cluster_queue for t in targets)
+        return OracleResult(PreemptionPossibility.PREEMPT if own else PreemptionPossibility.RECLAIM, level, targets)
 
 
 def _progress_arg(progress: ScanProgress | None) -> list[dict[str, int]] | None:
@@ -101,17 +141,21 @@ def flavors_considered(a: FlavorAssignment) -> str:
 def _nomination(a: FlavorAssignment, targets: Sequence[Target]) -> Nomination:
     tried: dict[tuple[int, str], int] = {(i, r): f.tried_flavor_idx for i, ps in enumerate(a.pod_sets) for r, f in ps.flavors.items()}
     pins = {(ps.name, r): f.flavor for ps in a.pod_sets for r, f in ps.flavors.items()}
+    mode = _MODES[a.mode]
+    # The admission and the <F> text are read only when the head is admitted as nominated
+    # (SC-AD-1, SC-EVT-1), i.e. for a Fit: most nominations of a busy cluster are not.
+    fit = mode is Mode.FIT
     return Nomination(
-        mode=_MODES[a.mode],
+        mode=mode,
         borrowing=a.borrowing,
         usage=a.usage,
         targets=tuple(targets),
         message=a.message,
         no_fit_reason=a.no_fit_reason,
-        pod_sets=admission_pod_sets(a),
+        pod_sets=admission_pod_sets(a) if fit else (),
         progress=ScanProgress(tried=tried) if tried else None,
         pins=pins,
-        flavors_considered=flavors_considered(a),
+        flavors_considered=flavors_considered(a) if fit else "",
     )
 
 
@@ -136,6 +180,7 @@ def nominate(
     quota_check = QuotaCheckStrategy.IGNORE_UNDECLARED if config.ignore_undeclared_resources else QuotaCheckStrategy.BLOCK_UNDECLARED
     prog = _progress_arg(progress) if config.flavor_fungibility else None
     pinned = _pins_arg(pins)
+    oracle = _RememberingOracle(config.preemption, now)
 
     def run(counts: Sequence[int] | None) -> tuple[FlavorAssignment, list[Target]]:
         a = assign_flavors(
@@ -150,10 +195,11 @@ def nominate(
             progress=prog,
             pinned=pinned,
             now=now,
+            oracle=oracle,
         )
         targets: list[Target] = []
         if a.mode is FlavorAssignmentMode.PREEMPT:
-            targets = get_targets(workload, cluster_queue, a.to_assignment(), snapshot, config.preemption, now)
+            targets = oracle.targets(workload, cluster_queue, a.to_assignment(), snapshot)
         return a, targets
 
     full, targets = run(None)

@@ -16,7 +16,7 @@ import attrs
 from .._frozen import FrozenMap, frozen_map
 from .._time import ZERO_TIME, micros
 from ..errors import InvalidModel
-from ..flavors import ResourceFlavor
+from ..flavors import PodSetSpec, ResourceFlavor, groups_of_quota_keys
 from ..model import (
     ClusterQueue,
     Cohort,
@@ -38,6 +38,7 @@ from .entry import Entry, Mode, Nomination, Outcome
 from .nominate import nominate
 from .order import classic_entry_order
 from .queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
+from .rewrite import with_status
 from .selectors import selects
 from .status import (
     MSG_DEFERRED_FIT,
@@ -333,7 +334,7 @@ def _snapshot(c: _Cluster, config: CycleConfig) -> Snapshot:
     Stopped ClusterQueues and those naming a missing flavor stay in the snapshot: their quota
     and usage still count at cohort level (SC-ST-5); they only give no heads.
     """
-    cqs = [cq for cq in c.state.cluster_queues if not c.in_cohort_cycle(cq.name)]
+    cqs = [_with_groups(cq) for cq in c.state.cluster_queues if not c.in_cohort_cycle(cq.name)]
     names = {cq.name for cq in cqs}
     cohorts = [co for co in c.state.cohorts if co.name not in c.cyclic]
     charged = [w for w in c.workloads.values() if w.cluster_queue in names and _charged(c, w)]
@@ -344,6 +345,18 @@ def _snapshot(c: _Cluster, config: CycleConfig) -> Snapshot:
     # so the index stays current; inside a block that removes victims it is bypassed.
     snapshot.enable_index(config.preemption)
     return snapshot
+
+
+def _with_groups(cq: ClusterQueue) -> ClusterQueue:
+    """The ClusterQueue with the resource groups the flavor assigner would recover from its
+    quotas (FAS-4, ``groups_of_quota_keys``) written in, so they are derived once per snapshot
+    rather than once per nomination. Only the assigner reads them; same groups, same order."""
+    if cq.resource_groups or not cq.quotas:
+        return cq
+    try:
+        return attrs.evolve(cq, resource_groups=groups_of_quota_keys(cq.quotas))
+    except InvalidModel:  # groups that do not give back the same quotas: let the assigner derive them
+        return cq
 
 
 def _outdated(progress: ScanProgress, shape: Hashable, cycle: int, generation: int, config: CycleConfig) -> bool:
@@ -380,8 +393,12 @@ class _Cycle:
         now: datetime,
         order_keys: dict[str, tuple[int, int, str, str]] | None = None,
         shapes: dict[str, Hashable] | None = None,
+        active_queues: Iterable[str] | None = None,
     ) -> None:
         self.c = c
+        # The ClusterQueues whose active set is not empty, when the caller keeps that set (the
+        # incremental state does): heads are then looked for there, not in every queue entry.
+        self.active_queues = active_queues
         self.config = config
         self.now = now
         self.number = number
@@ -409,7 +426,8 @@ class _Cycle:
     def pop_heads(self) -> list[Entry]:
         heads: list[Entry] = []
         known = self.c.workloads
-        for name in sorted(self.qmap):  # [D] CQ-name order (SC-CY-2)
+        names = self.qmap if self.active_queues is None else self.active_queues
+        for name in sorted(names):  # [D] CQ-name order (SC-CY-2)
             q = self.qmap[name]
             if not q.active or not self.c.gives_heads(name):
                 continue
@@ -435,6 +453,10 @@ class _Cycle:
         if marker is not None and marker.sticky and marker.key in q.active and marker.key in known:
             return marker.key
         keys = self.order_keys
+        try:  # every key cached: the common case, one C-level pass
+            return min(map(keys.__getitem__, q.active))[3] if q.active else None
+        except KeyError:
+            pass
         best: tuple[int, int, str, str] | None = None
         for k in q.active:
             ok = keys.get(k)
@@ -653,7 +675,7 @@ class _Cycle:
                     break
             else:
                 stats.append(EvictionStat("Preempted", "", 1))
-            self._set_workload(attrs.evolve(victim, conditions=conds, evicted=True, evictions=stats))
+            self._set_workload(with_status(victim, conditions=conds, evicted=True, evictions=stats))
             self.bumped.add(victim.cluster_queue)
             vi = priority_info(victim, boost_enabled=boost)
             prio = (
@@ -763,7 +785,18 @@ class _Cycle:
 
     def _bulk_move(self, q: ClusterQueueQueue, shape: Hashable) -> ClusterQueueQueue:
         """SC-RQ-8: park every active workload with the failed head's shape."""
-        same = frozenset(k for k in q.active if k in self.workloads and self._shape(k) == shape)
+        shapes, workloads, config = self.shapes, self.workloads, self.config
+        same_keys: list[str] = []
+        for k in q.active:  # the cached hash of :meth:`_shape`, inlined: this runs per active key
+            h = shapes.get(k)
+            if h is None:
+                w = workloads.get(k)
+                if w is None:
+                    continue
+                h = shapes[k] = shape_hash(w, config)
+            if h == shape:
+                same_keys.append(k)
+        same = frozenset(same_keys)
         return attrs.evolve(
             q, active=q.active - same, inadmissible=q.inadmissible | same, failed_hashes=q.failed_hashes | {shape}
         )
@@ -795,14 +828,11 @@ class _Cycle:
         admitted = w.condition("Admitted")
         if obs or (admitted is not None and admitted.is_true):
             conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", self.now, gen)
-        requests = tuple(
-            (ps.name, {r: _mul(v, ps.count) for r, v in ps.requests.items()}) for ps in w.spec_pod_sets
-        )
-        new_status = attrs.evolve(status, resource_requests=requests)
+        requests = _resource_requests(w.spec_pod_sets)
         if conds != w.conditions:
-            self._set_workload(attrs.evolve(w, conditions=conds))
-        if new_status != status:
-            self.statuses[e.key] = new_status
+            self._set_workload(with_status(w, conditions=conds))
+        if requests != status.resource_requests:
+            self.statuses[e.key] = attrs.evolve(status, resource_requests=requests)
             self.changed.add(e.key)
         self._event(w, "Warning", reason, e.message)
 
@@ -871,6 +901,12 @@ class _Cycle:
             queues=queues,
             changed=frozenset(self.changed),
         )
+
+
+def _resource_requests(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
+    """SC-MSG-3's ``status.resourceRequests`` of these pod sets (per pod set, request x count),
+    in the form :class:`WorkloadStatus` stores it — compared before a new status is built."""
+    return tuple((ps.name, frozen_map({r: _mul(v, ps.count) for r, v in ps.requests.items()})) for ps in specs)
 
 
 def _mul(v: int, n: int) -> int:
