@@ -27,11 +27,13 @@ from kueue_preempt import (
     assign_flavors,
 )
 from kueue_preempt.assignment import AssignmentGates, FlavorAssignment, fnv1a64, fnv_order
+from kueue_preempt.assignment.matching import SelectorResult, first_untolerated_taint, match_selector
 from kueue_preempt.assignment.oracle import TargetsOracle
 from kueue_preempt.assignment.result import PodSetAssignment, PodSetStatus, ResourceAssignment, mode_rank
 from kueue_preempt.assignment.scan import ScanContext
 from kueue_preempt.config import PreemptionConfig
 from kueue_preempt.errors import InvalidModel
+from kueue_preempt.flavors import NodeSelectorRequirement, NodeSelectorTerm, Toleration
 from kueue_preempt.model import FlavorAssignmentMode, FlavorResource
 from kueue_preempt.quantity import UNLIMITED
 from kueue_preempt.trace import DecisionTrace
@@ -178,3 +180,29 @@ def test_usage_fast_path_still_refuses_bad_amounts(amount: object) -> None:
 def test_usage_strings_still_go_through_quantity_parsing() -> None:
     """Q-1: a quantity string is parsed for its resource (cpu in milli-units)."""
     assert FlavorAssignment([], usage={CPU: "2"}).usage[CPU] == 2000
+
+
+_requirement = st.builds(
+    NodeSelectorRequirement,
+    st.sampled_from(["zone", "gen", "x"]),
+    st.sampled_from(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Bogus"]),
+    st.lists(st.sampled_from(["a", "1", "b"]), max_size=2),
+)
+_terms = st.none() | st.lists(st.builds(NodeSelectorTerm, st.lists(_requirement, max_size=3)), max_size=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    selector=st.dictionaries(st.sampled_from(["zone", "gen"]), st.sampled_from(["a", "b"]), max_size=2),
+    terms=_terms,
+    tolerations=st.lists(st.builds(Toleration, st.sampled_from(["", "k"]), st.sampled_from(["Exists", "Equal"])), max_size=2),
+)
+def test_flavor_without_labels_or_taints_accepts_every_pod_set(
+    selector: dict[str, str], terms: list[NodeSelectorTerm] | None, tolerations: list[Toleration]
+) -> None:
+    """FAS-5/FAS-5b: the scan skips the taint and selector checks of a flavor with no taints
+    and no labels; this is the full check's answer for every pod set (even unparsable terms)."""
+    spec = PodSetSpec("main", 1, {"cpu": 1}, node_selector=selector, required_node_affinity=terms, tolerations=tolerations)
+    bare = ResourceFlavor("bare")
+    assert match_selector(spec, bare) == SelectorResult(True)
+    assert first_untolerated_taint(bare.node_taints, spec.tolerations + bare.tolerations) is None

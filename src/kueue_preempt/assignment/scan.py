@@ -185,14 +185,18 @@ def _skip_reason(
             and not ctx.tas_only
         ):
             return messages.tas_only(flavor), True, "FAS-15", None
-        taint = first_untolerated_taint(rf.node_taints, spec.tolerations + rf.tolerations)
-        if taint is not None:
-            return messages.untolerated_taint(taint, flavor), True, "FAS-5", None
-        selector = match_selector(spec, rf)
-        if selector.error is not None:
-            return "", True, "FAS-5b", selector.error
-        if not selector.matches:
-            return messages.affinity_mismatch(flavor), True, "FAS-5", None
+        # Shortcuts, exact by FAS-5/FAS-5b: a flavor without taints has none to tolerate, and
+        # one without labels matches every selector and affinity (only its keys take part).
+        if rf.node_taints:
+            taint = first_untolerated_taint(rf.node_taints, spec.tolerations + rf.tolerations)
+            if taint is not None:
+                return messages.untolerated_taint(taint, flavor), True, "FAS-5", None
+        if rf.node_labels:
+            selector = match_selector(spec, rf)
+            if selector.error is not None:
+                return "", True, "FAS-5b", selector.error
+            if not selector.matches:
+                return messages.affinity_mismatch(flavor), True, "FAS-5", None
     return None
 
 
