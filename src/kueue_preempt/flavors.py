@@ -22,6 +22,7 @@ from its resource groups when only those are given.
 from __future__ import annotations
 
 import enum
+from functools import cached_property
 from typing import Iterable, Mapping
 
 import attrs
@@ -174,7 +175,8 @@ class ResourceGroup:
     covered_resources: tuple[str, ...] = attrs.field(converter=_covered_resources)
     flavors: tuple[FlavorQuotas, ...] = attrs.field(default=(), converter=_flavor_quotas)
 
-    @property
+    # Computed once per (immutable) group: every flavor scan reads it (FAS-10a).
+    @cached_property
     def flavor_names(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.flavors)
 

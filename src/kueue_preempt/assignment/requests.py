@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 import attrs
@@ -22,6 +23,9 @@ _FNV_PRIME = 0x100000001B3
 _MASK = 2**64 - 1
 
 
+# Resource names are few and recur on every assignment, and the hash is a pure function of an
+# immutable str, so it is memoised (bounded: a stream of fresh names cannot grow it unboundedly).
+@lru_cache(maxsize=4096)
 def fnv1a64(name: str) -> int:
     """The unsigned 64-bit FNV-1a hash of ``name``'s UTF-8 bytes (FAS-19)."""
     h = _FNV_OFFSET
@@ -32,7 +36,11 @@ def fnv1a64(name: str) -> int:
 
 def fnv_order(resources: Iterable[str]) -> list[str]:
     """FAS-19: resources by ascending FNV-1a hash, ties by name (Kueue's vectorized order)."""
-    return sorted(resources, key=lambda r: (fnv1a64(r), r))
+    return sorted(resources, key=_fnv_key)
+
+
+def _fnv_key(resource: str) -> tuple[int, str]:
+    return fnv1a64(resource), resource
 
 
 def _mul(amount: int, n: int) -> int:

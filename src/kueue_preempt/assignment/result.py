@@ -9,6 +9,7 @@ into the :class:`~kueue_preempt.Assignment` that :func:`~kueue_preempt.get_targe
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Iterable, Mapping
 
 import attrs
@@ -17,7 +18,7 @@ from .._checks import model_int, model_iterable, str_field
 from .._frozen import FrozenMap, frozen_map
 from ..errors import InvalidModel
 from ..model import Assignment, FlavorAssignmentMode, FlavorResource
-from ..quantity import amount_add, amount_input
+from ..quantity import UNLIMITED, amount_add, amount_input
 from .modes import PreemptionPossibility
 
 __all__ = [
@@ -147,7 +148,8 @@ class PodSetAssignment:
     attempts: tuple[FlavorAttempt, ...] = attrs.field(default=(), converter=_attempts)
     spec_index: int = 0
 
-    @property
+    # Immutable, and read several times per decision (FAS-13 and the scheduler's SC rules).
+    @cached_property
     def mode(self) -> FlavorAssignmentMode:
         """FAS-13a: Fit without reasons/error; NoFit on error or no flavor; else the lowest mode."""
         if self.status.ok:
@@ -177,7 +179,12 @@ def _usage(value: Mapping[FlavorResource, int | str]) -> FrozenMap[FlavorResourc
     for fr, v in value.items():
         if not isinstance(fr, FlavorResource):
             raise InvalidModel("FlavorAssignment", "usage", f"keys must be FlavorResource, got {type(fr).__name__}")
-        out[fr] = amount_input(v, fr.resource, obj="FlavorAssignment", field=f"usage[{fr}]")
+        if type(v) is int and 0 <= v <= UNLIMITED:
+            # The assigner's own amounts: what amount_input would return, without building
+            # its error-context strings for every entry of every decision.
+            out[fr] = v
+        else:
+            out[fr] = amount_input(v, fr.resource, obj="FlavorAssignment", field=f"usage[{fr}]")
     return frozen_map(out)
 
 
@@ -200,7 +207,7 @@ class FlavorAssignment:
     usage: FrozenMap[FlavorResource, int] = attrs.field(factory=FrozenMap, converter=_usage)
     no_fit_reason: str = attrs.field(default="", validator=str_field("FlavorAssignment"))
 
-    @property
+    @cached_property
     def mode(self) -> FlavorAssignmentMode:
         """FAS-13: the worst pod-set mode; NoFit when no pod set was assigned."""
         return assignment_mode(self.pod_sets)

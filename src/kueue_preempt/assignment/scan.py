@@ -57,6 +57,8 @@ class ScanContext:
     trace: DecisionTrace | None
     allowed: frozenset[str] | None = attrs.field(init=False)
     tas_only: bool = attrs.field(init=False)
+    # FAS-4 lookups memoised for this assignment: ``groups`` does not change during it.
+    _group_of: dict[str, tuple[int, ResourceGroup] | None] = attrs.field(init=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:
         self.allowed = None
@@ -71,10 +73,17 @@ class ScanContext:
 
     def group_for(self, resource: str) -> tuple[int, ResourceGroup] | None:
         """FAS-4: the first resource group covering ``resource``."""
+        try:
+            return self._group_of[resource]
+        except KeyError:
+            pass
+        found: tuple[int, ResourceGroup] | None = None
         for i, g in enumerate(self.groups):
             if resource in g.covered_resources:
-                return i, g
-        return None
+                found = i, g
+                break
+        self._group_of[resource] = found
+        return found
 
     def may_preempt_while_borrowing(self) -> bool:
         """FAS-6: ``borrowWithinCohort`` not Never, or fair sharing with reclaim not Never.
@@ -140,7 +149,8 @@ def _judge(
             j.assigned[resource] = ResourceAssignment(
                 flavor, api_mode(mode.preemption_mode), -1, mode.borrowing_level
             )
-        ctx.note(Verdict.INFO, "FAS-6", f"flavor {flavor}, resource {resource}: request {val} -> {mode}")
+        if ctx.trace is not None:  # the f-string costs more than the judgement: only for a trace
+            ctx.note(Verdict.INFO, "FAS-6", f"flavor {flavor}, resource {resource}: request {val} -> {mode}")
     return j
 
 
@@ -175,14 +185,18 @@ def _skip_reason(
             and not ctx.tas_only
         ):
             return messages.tas_only(flavor), True, "FAS-15", None
-        taint = first_untolerated_taint(rf.node_taints, spec.tolerations + rf.tolerations)
-        if taint is not None:
-            return messages.untolerated_taint(taint, flavor), True, "FAS-5", None
-        selector = match_selector(spec, rf)
-        if selector.error is not None:
-            return "", True, "FAS-5b", selector.error
-        if not selector.matches:
-            return messages.affinity_mismatch(flavor), True, "FAS-5", None
+        # Shortcuts, exact by FAS-5/FAS-5b: a flavor without taints has none to tolerate, and
+        # one without labels matches every selector and affinity (only its keys take part).
+        if rf.node_taints:
+            taint = first_untolerated_taint(rf.node_taints, spec.tolerations + rf.tolerations)
+            if taint is not None:
+                return messages.untolerated_taint(taint, flavor), True, "FAS-5", None
+        if rf.node_labels:
+            selector = match_selector(spec, rf)
+            if selector.error is not None:
+                return "", True, "FAS-5b", selector.error
+            if not selector.matches:
+                return messages.affinity_mismatch(flavor), True, "FAS-5", None
     return None
 
 
@@ -237,7 +251,8 @@ def scan(
             if records:
                 nfr = NoFitReason.NO_MATCHING_FLAVOR if uwo else ""
                 attempts.append(FlavorAttempt(flavor, FlavorAssignmentMode.NO_FIT, 0, None, (reason,), nfr))
-            ctx.note(Verdict.SKIPPED, rule, f"flavor {flavor} for {resource}: {reason}")
+            if ctx.trace is not None:
+                ctx.note(Verdict.SKIPPED, rule, f"flavor {flavor} for {resource}: {reason}")
             continue
         j = _judge(ctx, flavor, rg_requests, usage)
         reasons.extend(j.reasons)
@@ -247,11 +262,13 @@ def scan(
                 flavor, api_mode(pm), j.max_borrow, possibility_of(pm), j.reasons, j.no_fit_reason if uwo else ""
             )
         )
-        ctx.note(Verdict.CANDIDATE, "FAS-7a", f"flavor {flavor} for {resource}: representative mode {j.rep}")
+        if ctx.trace is not None:
+            ctx.note(Verdict.CANDIDATE, "FAS-7a", f"flavor {flavor} for {resource}: representative mode {j.rep}")
         if fungible:
             if not should_try_next_flavor(j.rep, fungibility):
                 best, best_mode = j.assigned, j.rep
-                ctx.note(Verdict.INFO, "FAS-10", f"flavor {flavor} for {resource}: the scan stops here")
+                if ctx.trace is not None:
+                    ctx.note(Verdict.INFO, "FAS-10", f"flavor {flavor} for {resource}: the scan stops here")
                 break
             if is_preferred(j.rep, best_mode, preference):
                 best, best_mode = j.assigned, j.rep
@@ -260,10 +277,12 @@ def scan(
             if pm > best_mode.preemption_mode or (best is None and pm is not PreemptionMode.NO_FIT):
                 best, best_mode = j.assigned, j.rep
             if pm is PreemptionMode.FIT:
-                ctx.note(Verdict.INFO, "FAS-11", f"flavor {flavor} for {resource}: fits, the scan stops here")
+                if ctx.trace is not None:
+                    ctx.note(Verdict.INFO, "FAS-11", f"flavor {flavor} for {resource}: fits, the scan stops here")
                 break
     if best is None:
-        ctx.note(Verdict.NO_TARGETS, "FAS-10", f"no flavor for {resource}")
+        if ctx.trace is not None:
+            ctx.note(Verdict.NO_TARGETS, "FAS-10", f"no flavor for {resource}")
         return ScanResult({}, reasons, None, attempts)
     if ctx.trace is not None:
         chosen_flavor = next(iter(best.values())).flavor if best else "(none)"
