@@ -117,6 +117,7 @@ class CycleState:
         self.snapshot: Snapshot = _snapshot(self.c, config)
         self._order_keys: dict[str, tuple[int, int, str, str]] = {}
         self._shapes: dict[str, Hashable] = {}
+        self._interned_shapes: dict[Hashable, Hashable] = {}
         self._ns_matches: dict[tuple[str, str], bool] = {}
         # Queue-map entries that may have become empty since the last cycle: a cycle drops
         # every empty entry (as the pure path's result does) and that counts as a change.
@@ -326,6 +327,7 @@ class CycleState:
             now=now,
             order_keys=self._order_keys,
             shapes=self._shapes,
+            interned_shapes=self._interned_shapes,
             active_queues=self._active,
         )
         heads = cy.pop_heads()
