@@ -446,7 +446,7 @@ class _Cycle:
             if head is None:
                 continue
             self.before_queues[name] = q
-            self.qmap[name] = attrs.evolve(q, active=q.active - {head})
+            self.qmap[name] = q.with_sets(q.active - {head}, q.inadmissible)
             marker = q.preemptor
             w = known[head]
             is_preemptor = (
@@ -789,14 +789,14 @@ class _Cycle:
         immediate = e.requeue_reason in _IMMEDIATE[strategy]
         pending_flavors = e.progress is not None and e.progress.has_pending_flavors
         if self._backoff_expired(w) and (immediate or pending_flavors):
-            q = attrs.evolve(q, active=q.active | {e.key}, inadmissible=q.inadmissible - {e.key})
+            q = q.with_sets(q.active | {e.key}, q.inadmissible - {e.key})
             where = "active"
         elif e.key in q.active:
             where = "active"
         elif e.key in q.inadmissible:
             where = "inadmissible"
         else:
-            q = attrs.evolve(q, inadmissible=q.inadmissible | {e.key})
+            q = q.with_sets(q.active, q.inadmissible | {e.key})
             where = "inadmissible"
             if (
                 self.config.scheduling_equivalence_hashing
@@ -823,9 +823,7 @@ class _Cycle:
             if h is shape:
                 same_keys.append(k)
         same = frozenset(same_keys)
-        return attrs.evolve(
-            q, active=q.active - same, inadmissible=q.inadmissible | same, failed_hashes=q.failed_hashes | {shape}
-        )
+        return q.with_sets(q.active - same, q.inadmissible | same, q.failed_hashes | {shape})
 
     def _shape(self, key: str) -> Hashable:
         """SC-RQ-8's hash of a workload, cached per key until its object is replaced, as the
