@@ -52,6 +52,15 @@ from .step import (
 __all__ = ["CycleState", "StepResult"]
 
 _EMPTY = ClusterQueueQueue()
+_NO_HASHES: frozenset[Hashable] = frozenset()
+
+
+def _requeue_blocked(w: Workload) -> bool:
+    """SC-RQ-2: a ``Requeued=False`` condition holds the workload back (backoff not over)."""
+    for c in w.conditions:
+        if c.type == "Requeued" and c.status == "False":
+            return True
+    return False
 
 
 def _counts(value: dict[str, int]) -> FrozenMap[str, int]:
@@ -117,6 +126,10 @@ class CycleState:
         self.snapshot: Snapshot = _snapshot(self.c, config)
         self._order_keys: dict[str, tuple[int, int, str, str]] = {}
         self._shapes: dict[str, Hashable] = {}
+        self._interned_shapes: dict[Hashable, Hashable] = {}
+        # SC-RQ-2's Requeued=False test per key, with the object it was computed on (a
+        # requeue run asks it of every parked workload, and most are unchanged since).
+        self._requeue_blocked: dict[str, tuple[Workload, bool]] = {}
         self._ns_matches: dict[tuple[str, str], bool] = {}
         # Queue-map entries that may have become empty since the last cycle: a cycle drops
         # every empty entry (as the pure path's result does) and that counts as a change.
@@ -193,7 +206,7 @@ class CycleState:
             and shape_hash(workload, self.config) in q.failed_hashes
         )
         key = workload.key
-        q = attrs.evolve(q, inadmissible=q.inadmissible | {key}) if parked else attrs.evolve(q, active=q.active | {key})
+        q = q.with_sets(q.active, q.inadmissible | {key}) if parked else q.with_sets(q.active | {key}, q.inadmissible)
         self._set_queue(cq, q, before)
         return cq
 
@@ -204,6 +217,7 @@ class CycleState:
         self.progress.pop(key, None)
         self._order_keys.pop(key, None)
         self._shapes.pop(key, None)
+        self._requeue_blocked.pop(key, None)
         if w is None:
             return
         self._sync(w, None)
@@ -257,9 +271,9 @@ class CycleState:
             if not target_active and notify_self and expired and self._same_tree(cq, charged_cq):
                 target_active = self._namespace_matches(new, cq)
         if target_active:
-            q = attrs.evolve(q, active=q.active | {key}, inadmissible=q.inadmissible - {key})
+            q = q.with_sets(q.active | {key}, q.inadmissible - {key})
         else:
-            q = attrs.evolve(q, inadmissible=q.inadmissible | {key})
+            q = q.with_sets(q.active, q.inadmissible | {key})
         self._set_queue(cq, q, before)
         return True
 
@@ -267,7 +281,7 @@ class CycleState:
         """SC-IN-1 (:func:`~kueue_preempt.cycle.queue_inadmissible`) for the named ClusterQueues;
         returns the keys moved, per ClusterQueue in the given order, sorted within it."""
         moved: list[str] = []
-        workloads = self.workloads
+        workloads, statuses, blocked = self.workloads, self.statuses, self._requeue_blocked
         for name in dict.fromkeys(cluster_queues):
             before = self.qmap.get(name)
             if before is None:
@@ -283,12 +297,21 @@ class CycleState:
                 ok = namespaces.get(w.namespace)
                 if ok is None:
                     ok = namespaces[w.namespace] = self._namespace_matches(w, name)
-                if ok and self._backoff_expired(w, now):
+                if not ok:
+                    continue
+                # SC-RQ-2, inlined (as _backoff_expired): the Requeued=False test is
+                # remembered per workload object, the requeue time read from its status.
+                held = blocked.get(k)
+                if held is None or held[0] is not w:
+                    held = blocked[k] = (w, _requeue_blocked(w))
+                if held[1]:
+                    continue
+                status = statuses.get(k)
+                at = None if status is None else status.requeue_at
+                if at is None or now >= at:
                     back_keys.append(k)
             back = frozenset(back_keys)
-            q = attrs.evolve(
-                before, active=before.active | back, inadmissible=before.inadmissible - back, failed_hashes=frozenset()
-            )
+            q = before.with_sets(before.active | back, before.inadmissible - back, _NO_HASHES)
             if q != before:
                 self._set_queue(name, q, before)
             moved += sorted(back)
@@ -306,7 +329,7 @@ class CycleState:
     def move_to_active(self, cq: str, key: str) -> None:
         """Move a parked workload back to the active set (SC-RQ-1 after an update)."""
         before = self.qmap[cq]
-        self._set_queue(cq, attrs.evolve(before, inadmissible=before.inadmissible - {key}, active=before.active | {key}), before)
+        self._set_queue(cq, before.with_sets(before.active | {key}, before.inadmissible - {key}), before)
 
     # ------------------------------------------------------------------ the cycle
 
@@ -326,6 +349,7 @@ class CycleState:
             now=now,
             order_keys=self._order_keys,
             shapes=self._shapes,
+            interned_shapes=self._interned_shapes,
             active_queues=self._active,
         )
         heads = cy.pop_heads()
@@ -401,9 +425,8 @@ class CycleState:
 
     def _backoff_expired(self, w: Workload, now: datetime) -> bool:
         """SC-RQ-2 (as ``transitions``)."""
-        for c in w.conditions:
-            if c.type == "Requeued" and c.status == "False":
-                return False
+        if _requeue_blocked(w):
+            return False
         status = self.statuses.get(w.key)
         at = None if status is None else status.requeue_at
         return at is None or now >= at

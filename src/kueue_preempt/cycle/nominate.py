@@ -10,7 +10,7 @@ the per-entry values the cycle reads (usage, admission, scan progress, attempts 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Mapping, Sequence
+from typing import Hashable, Mapping, Sequence
 
 from ..assignment import AssignmentGates, FlavorAssignment, QuotaCheckStrategy, assign_flavors, search_counts
 from ..assignment.modes import PreemptionPossibility
@@ -138,7 +138,7 @@ def flavors_considered(a: FlavorAssignment) -> str:
     return " | ".join(parts)
 
 
-def _nomination(a: FlavorAssignment, targets: Sequence[Target]) -> Nomination:
+def _nomination(a: FlavorAssignment, targets: Sequence[Target], stamp: tuple[int, int, Hashable]) -> Nomination:
     tried: dict[tuple[int, str], int] = {(i, r): f.tried_flavor_idx for i, ps in enumerate(a.pod_sets) for r, f in ps.flavors.items()}
     pins = {(ps.name, r): f.flavor for ps in a.pod_sets for r, f in ps.flavors.items()}
     mode = _MODES[a.mode]
@@ -153,7 +153,8 @@ def _nomination(a: FlavorAssignment, targets: Sequence[Target]) -> Nomination:
         message=a.message,
         no_fit_reason=a.no_fit_reason,
         pod_sets=admission_pod_sets(a) if fit else (),
-        progress=ScanProgress(tried=tried) if tried else None,
+        # Stamped here, once: stamping a finished nomination copied it and its progress (SC-FR-3).
+        progress=ScanProgress(tried, *stamp) if tried else None,
         pins=pins,
         flavors_considered=flavors_considered(a) if fit else "",
     )
@@ -169,13 +170,18 @@ def nominate(
     *,
     progress: ScanProgress | None = None,
     pins: Mapping[tuple[str, str], str] | None = None,
+    generation: int = 0,
+    cycle: int = 0,
+    shape: Hashable = None,
 ) -> Nomination:
     """SC-NOM-2: assign (resuming from ``progress``), find targets for ``Preempt``, and fall
     back to partial admission (FAS-14) when neither fits. ``snapshot`` is left unchanged.
 
     ``pins`` holds a recomputation to the flavors of its nomination (SC-PE-3a); the scan then
-    starts from the first flavor (the caller passes no progress).
+    starts from the first flavor (the caller passes no progress). ``generation``, ``cycle``
+    and ``shape`` are written into the returned scan progress (what SC-FR-3 later compares).
     """
+    stamp = (generation, cycle, shape)
     gates = _gates(config)
     quota_check = QuotaCheckStrategy.IGNORE_UNDECLARED if config.ignore_undeclared_resources else QuotaCheckStrategy.BLOCK_UNDECLARED
     prog = _progress_arg(progress) if config.flavor_fungibility else None
@@ -204,7 +210,7 @@ def nominate(
 
     full, targets = run(None)
     if full.mode is FlavorAssignmentMode.FIT or targets:
-        return _nomination(full, targets)
+        return _nomination(full, targets, stamp)
     specs = workload.spec_pod_sets
     if config.partial_admission and any(ps.min_count is not None and ps.min_count < ps.count for ps in specs):
 
@@ -214,5 +220,5 @@ def nominate(
 
         found, ok = search_counts([ps.count for ps in specs], [ps.min_count for ps in specs], attempt)
         if ok and found is not None:
-            return _nomination(*found)
-    return _nomination(full, [])
+            return _nomination(*found, stamp)
+    return _nomination(full, [], stamp)

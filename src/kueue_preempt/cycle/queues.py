@@ -73,12 +73,24 @@ class ClusterQueueQueue:
     preemptor: PreemptorMarker | None = None
     failed_hashes: frozenset[Hashable] = attrs.field(factory=frozenset, converter=_hashes)
 
+    def with_sets(
+        self, active: frozenset[str], inadmissible: frozenset[str], failed_hashes: frozenset[Hashable] | None = None
+    ) -> ClusterQueueQueue:
+        """The same queue with new sets (and failed hashes, if given), marker kept.
+
+        ``attrs.evolve`` with the same arguments, without its per-call field introspection:
+        the cycle replaces a queue several times per head and a requeue run once per queue.
+        """
+        return ClusterQueueQueue(
+            active, inadmissible, self.preemptor, self.failed_hashes if failed_hashes is None else failed_hashes
+        )
+
     def without(self, key: str) -> ClusterQueueQueue:
         """``key`` removed from both sets (the marker is kept: SC-RQ-6 clears it elsewhere)."""
-        return attrs.evolve(self, active=self.active - {key}, inadmissible=self.inadmissible - {key})
+        return self.with_sets(self.active - {key}, self.inadmissible - {key})
 
     def without_all(self, keys: frozenset[str] | set[str]) -> ClusterQueueQueue:
-        return attrs.evolve(self, active=self.active - keys, inadmissible=self.inadmissible - keys)
+        return self.with_sets(self.active - keys, self.inadmissible - keys)
 
 
 def _queues(value: Mapping[str, ClusterQueueQueue]) -> FrozenMap[str, ClusterQueueQueue]:

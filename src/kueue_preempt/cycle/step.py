@@ -64,6 +64,7 @@ __all__ = [
 ]
 
 _NO_STATUS = WorkloadStatus()
+_INTERN_LIMIT = 65536  # distinct SC-RQ-8 shapes kept interned per state (see _Cycle._shape)
 
 _IMMEDIATE = {
     QueueingStrategy.STRICT_FIFO: frozenset(r for r in RequeueReason if r is not RequeueReason.NAMESPACE_MISMATCH),
@@ -393,6 +394,7 @@ class _Cycle:
         now: datetime,
         order_keys: dict[str, tuple[int, int, str, str]] | None = None,
         shapes: dict[str, Hashable] | None = None,
+        interned_shapes: dict[Hashable, Hashable] | None = None,
         active_queues: Iterable[str] | None = None,
     ) -> None:
         self.c = c
@@ -409,6 +411,15 @@ class _Cycle:
         self.generations = generations
         self.order_keys: dict[str, tuple[int, int, str, str]] = {} if order_keys is None else order_keys
         self.shapes: dict[str, Hashable] = {} if shapes is None else shapes
+        # One object per distinct shape (SC-RQ-8): every value of ``shapes`` comes from here,
+        # so the bulk move compares shapes by identity — a deep tuple compare per active key
+        # was most of its cost. The caller passing ``shapes`` must pass this table with it.
+        self.interned: dict[Hashable, Hashable] = {} if interned_shapes is None else interned_shapes
+        if len(self.interned) >= _INTERN_LIMIT:
+            # Bounded, and trimmed only between cycles: a cached shape must be the interned
+            # object of its value, so both tables are dropped together (they refill on demand).
+            self.interned.clear()
+            self.shapes.clear()
         self.before_queues: dict[str, ClusterQueueQueue] = {}
         self.changed: set[str] = set()
         self.events: list[Event] = []
@@ -435,7 +446,7 @@ class _Cycle:
             if head is None:
                 continue
             self.before_queues[name] = q
-            self.qmap[name] = attrs.evolve(q, active=q.active - {head})
+            self.qmap[name] = q.with_sets(q.active - {head}, q.inadmissible)
             marker = q.preemptor
             w = known[head]
             is_preemptor = (
@@ -507,16 +518,21 @@ class _Cycle:
         generation = self.generations.get(e.cluster_queue, 0)
         if progress is not None and _outdated(progress, shape, self.number, generation, self.config):
             progress = None
-        nom = nominate(e.workload, e.cluster_queue, snapshot, self.c.flavors, self.config, self.now, progress=progress)
-        e.nomination = self._stamp(nom, shape, generation)
-        e.progress = e.nomination.progress
+        nom = nominate(
+            e.workload,
+            e.cluster_queue,
+            snapshot,
+            self.c.flavors,
+            self.config,
+            self.now,
+            progress=progress,
+            generation=generation,
+            cycle=self.number,
+            shape=shape,
+        )
+        e.nomination = nom
+        e.progress = nom.progress
         e.message = nom.message
-
-    def _stamp(self, nom: Nomination, shape: Hashable, generation: int) -> Nomination:
-        if nom.progress is None:
-            return nom
-        p = attrs.evolve(nom.progress, generation=generation, cycle=self.number, shape=shape)
-        return attrs.evolve(nom, progress=p)
 
     # ------------------------------------------------------------------ processing (SC-PE-*)
 
@@ -607,10 +623,18 @@ class _Cycle:
                 if w.key in snapshot.cluster_queue(w.cluster_queue).workloads:
                     snapshot.remove_workload(w)
             new = nominate(
-                e.workload, e.cluster_queue, snapshot, self.c.flavors, self.config, self.now, progress=None, pins=nom.pins
+                e.workload,
+                e.cluster_queue,
+                snapshot,
+                self.c.flavors,
+                self.config,
+                self.now,
+                progress=None,
+                pins=nom.pins,
+                generation=self.generations.get(e.cluster_queue, 0),
+                cycle=self.number,
+                shape=shape_hash(e.workload, self.config),
             )
-        shape = shape_hash(e.workload, self.config)
-        new = self._stamp(new, shape, self.generations.get(e.cluster_queue, 0))
         e.progress = new.progress
         if new.mode is Mode.FIT:
             new = attrs.evolve(new, mode=Mode.DEFERRED_FIT)
@@ -765,47 +789,49 @@ class _Cycle:
         immediate = e.requeue_reason in _IMMEDIATE[strategy]
         pending_flavors = e.progress is not None and e.progress.has_pending_flavors
         if self._backoff_expired(w) and (immediate or pending_flavors):
-            q = attrs.evolve(q, active=q.active | {e.key}, inadmissible=q.inadmissible - {e.key})
+            q = q.with_sets(q.active | {e.key}, q.inadmissible - {e.key})
             where = "active"
         elif e.key in q.active:
             where = "active"
         elif e.key in q.inadmissible:
             where = "inadmissible"
         else:
-            q = attrs.evolve(q, inadmissible=q.inadmissible | {e.key})
+            q = q.with_sets(q.active, q.inadmissible | {e.key})
             where = "inadmissible"
             if (
                 self.config.scheduling_equivalence_hashing
                 and strategy is QueueingStrategy.BEST_EFFORT_FIFO
                 and e.requeue_reason in (RequeueReason.NO_FIT, RequeueReason.PREEMPTION_NO_CANDIDATES)
             ):
-                q = self._bulk_move(q, shape_hash(w, self.config))
+                q = self._bulk_move(q, self._shape(e.key))
         self.qmap[cq] = q
         return where
 
     def _bulk_move(self, q: ClusterQueueQueue, shape: Hashable) -> ClusterQueueQueue:
-        """SC-RQ-8: park every active workload with the failed head's shape."""
-        shapes, workloads, config = self.shapes, self.workloads, self.config
+        """SC-RQ-8: park every active workload with the failed head's shape.
+
+        ``shape`` is interned (:meth:`_shape`), and so is every cached value: equal shapes are
+        the same object, and the test per active key is an identity test."""
+        shapes, workloads = self.shapes, self.workloads
         same_keys: list[str] = []
         for k in q.active:  # the cached hash of :meth:`_shape`, inlined: this runs per active key
             h = shapes.get(k)
             if h is None:
-                w = workloads.get(k)
-                if w is None:
+                if k not in workloads:
                     continue
-                h = shapes[k] = shape_hash(w, config)
-            if h == shape:
+                h = self._shape(k)
+            if h is shape:
                 same_keys.append(k)
         same = frozenset(same_keys)
-        return attrs.evolve(
-            q, active=q.active - same, inadmissible=q.inadmissible | same, failed_hashes=q.failed_hashes | {shape}
-        )
+        return q.with_sets(q.active - same, q.inadmissible | same, q.failed_hashes | {shape})
 
     def _shape(self, key: str) -> Hashable:
-        """SC-RQ-8's hash of a workload, cached per key until its object is replaced."""
+        """SC-RQ-8's hash of a workload, cached per key until its object is replaced, as the
+        one interned object of its value."""
         shape = self.shapes.get(key)
         if shape is None:
-            shape = self.shapes[key] = shape_hash(self.workloads[key], self.config)
+            fresh = shape_hash(self.workloads[key], self.config)
+            shape = self.shapes[key] = self.interned.setdefault(fresh, fresh)
         return shape
 
     def _backoff_expired(self, w: Workload) -> bool:
