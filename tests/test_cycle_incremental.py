@@ -164,8 +164,10 @@ def _run(text: str, config: CycleConfig, options: SimulationOptions, policy: Pol
     ]
     arrivals = resolve_arrivals(parse_arrivals("\n".join(lines) + "\n", source="arrivals.jsonl"), dump)
     tandem = Tandem(state, with_policy(config, policy))
-    result = run_simulation(tandem, dump, arrivals, options=options, controllers=controllers_for(policy))
-    assert not result.truncated
+    # A random case may never settle (a booster or the cost controller can make two workloads
+    # take turns for ever): the Tandem compares both paths at every step, so a bounded run still
+    # checks the property, and the bound keeps such an example from running 10**6 instants.
+    run_simulation(tandem, dump, arrivals, options=options, controllers=controllers_for(policy))
     return tandem
 
 
@@ -184,7 +186,7 @@ def test_incremental_equals_from_scratch_on_random_simulations(
     gates that change the queue memory on or off, requeue delays and termination times, and
     the reference controllers, every step of the incremental path returns what the pure path
     returns and leaves an equal cluster and queue memory (the Tandem checks after each call)."""
-    tandem = _run(text, config, SimulationOptions(inadmissible_requeue_delay=delay, termination_time=termination), policy)
+    tandem = _run(text, config, SimulationOptions(inadmissible_requeue_delay=delay, termination_time=termination, max_instants=3_000), policy)
     assert tandem.cycles > 0
 
 
