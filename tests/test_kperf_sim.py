@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Iterable
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kueue_preempt.errors import ConfigurationError
@@ -158,12 +158,14 @@ def test_an_eviction_write_holds_the_scheduler_and_releases_the_victim_when_it_c
     built = build_scenario(parse_scenario(PREEMPTION))
     r = _run(built, ApiModel(1, 1, status_objects=(), write_latency=0))
     a, b = (w.key for w in built.workloads)
-    trace = [(type(e).__name__, e.workload, e.t) for e in r.timeline if isinstance(e, (Admitted, Preempted, Released, Finished))]
-    assert trace == pytest.approx([
+    # Times are kept to the microsecond by the event loop: compare them rounded (approx does not
+    # compare tuples).
+    trace = [(type(e).__name__, e.workload, round(e.t, 6)) for e in r.timeline if isinstance(e, (Admitted, Preempted, Released, Finished))]
+    assert trace == ([
         ("Admitted", a, 0.1), ("Preempted", a, 0.2), ("Released", a, 1.1), ("Admitted", b, 2.1),
         ("Finished", b, 5.1), ("Admitted", a, 6.1), ("Finished", a, 16.1),
     ])
-    assert list(r.admitted_seen) == pytest.approx([(a, 0.1), (b, 4.1), (a, 6.1)])
+    assert [(w, round(t, 6)) for w, t in r.admitted_seen] == [(a, 0.1), (b, 4.1), (a, 6.1)]
     assert _stats(r) == {"admission": 3, "eviction": 1, "pendingStatus": 2, "requeued": 1}
     # An ideal API releases a and admits b in the cycle after the preemption, at 0.2.
     ideal = [(type(e).__name__, e.workload, e.t) for e in _run(built, None).timeline if isinstance(e, (Admitted, Released))]
@@ -325,6 +327,13 @@ def test_random_small_scenarios_an_api_that_never_waits_is_ideal(text: str) -> N
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_scenarios(), st.floats(0.5, 50), st.integers(1, 20))
+# Found by CI: one cycle admits two heads of other queues after a head of cq-0-0 evicted the 5-CPU
+# workload they count on (SC-PE-1), and the timeline lists the admissions first.
+@example(
+    text="cohorts:\n- className: co\n  count: 1\n  queuesSets:\n  - className: cq\n    count: 3\n    nominalQuota: 2\n    borrowingLimit: 3\n    reclaimWithinCohort: Never\n    withinClusterQueue: LowerPriority\n    workloadsSets:\n    - count: 1\n      creationIntervalMs: 200\n      workloads:\n      - {className: c0, runtimeMs: 300, priority: 50, request: 1}\n    - count: 1\n      creationIntervalMs: 100\n      workloads:\n      - {className: c1, runtimeMs: 300, priority: 0, request: 5}\n",
+    qps=7.0,
+    burst=1,
+)
 def test_api_model_never_overcommits_and_finishes_everything(text: str, qps: float, burst: int) -> None:
     """Property with the API model on: the quota charged — apart from victims whose eviction is
     issued but not yet released, on which an admission of the same cycle may count (SC-PE-1) —
@@ -344,6 +353,13 @@ def test_api_model_never_overcommits_and_finishes_everything(text: str, qps: flo
     queue_of = {w.key: w.queue for w in built.workloads}
     admitted_at: dict[str, list[float]] = collections.defaultdict(list)
     finished: collections.Counter[str] = collections.Counter()
+    # A cycle's timeline lists its admissions before its evictions, but SC-PE-1 lets an admission
+    # of the cycle count on the victims that cycle evicts (an earlier head's targets): the
+    # victims preempted at an admission's time count as leaving when it is checked.
+    preempted_at: dict[float, set[str]] = collections.defaultdict(set)
+    for e in r.timeline:
+        if isinstance(e, Preempted):
+            preempted_at[e.t].add(e.workload)
     for e in r.timeline:
         if isinstance(e, Admitted):
             cpu = sum(e.usage.values())
@@ -353,8 +369,9 @@ def test_api_model_never_overcommits_and_finishes_everything(text: str, qps: flo
             cq_use[q.name] += cpu
             co_use[q.cohort] += cpu
             # Victims evicted and not yet released: an admission may already count on them.
-            gone_cq = sum(charged[v] for v in leaving if queue_of[v] == q.name)
-            gone_co = sum(charged[v] for v in leaving if spec[queue_of[v]].cohort == q.cohort)
+            gone = (leaving | preempted_at[e.t]) - {e.workload}
+            gone_cq = sum(charged.get(v, 0) for v in gone if queue_of[v] == q.name)
+            gone_co = sum(charged.get(v, 0) for v in gone if spec[queue_of[v]].cohort == q.cohort)
             assert cq_use[q.name] - gone_cq <= q.nominal_cpu_millis + q.borrowing_limit_cpu_millis
             assert co_use[q.cohort] - gone_co <= cohort_nominal[q.cohort]
         elif isinstance(e, Preempted):
