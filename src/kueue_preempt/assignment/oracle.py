@@ -68,15 +68,25 @@ class TargetsOracle:
     def __call__(
         self, workload: Workload, cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot
     ) -> OracleResult:
-        node = snapshot.cluster_queue(cluster_queue)
         targets = get_targets(
             workload, cluster_queue, Assignment(requests={fr: amount}, preempt={fr}), snapshot, self.config, self.now
         )
-        if not targets:
-            return OracleResult(PreemptionPossibility.NO_CANDIDATES, snapshot.lowest_fitting_height(node, fr, amount)[0])
-        with snapshot.preserved():
-            for t in targets:
-                snapshot.remove_workload(t.workload)
-            level = snapshot.lowest_fitting_height(node, fr, amount)[0]
-        own = any(t.cluster_queue == cluster_queue for t in targets)
-        return OracleResult(PreemptionPossibility.PREEMPT if own else PreemptionPossibility.RECLAIM, level, targets)
+        return judge_targets(targets, cluster_queue, fr, amount, snapshot)
+
+
+def judge_targets(
+    targets: Iterable[Target], cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot
+) -> OracleResult:
+    """FA-6's answer from the targets found for ``{fr: amount}``: ``NoCandidates`` at the current
+    borrowing level without targets (Q-16); otherwise the level with their usage removed, and
+    ``Preempt`` if one is in ``cluster_queue``, else ``Reclaim``. Leaves ``snapshot`` unchanged."""
+    found = tuple(targets)
+    node = snapshot.cluster_queue(cluster_queue)
+    if not found:
+        return OracleResult(PreemptionPossibility.NO_CANDIDATES, snapshot.lowest_fitting_height(node, fr, amount)[0])
+    with snapshot.preserved():
+        for t in found:
+            snapshot.remove_workload(t.workload)
+        level = snapshot.lowest_fitting_height(node, fr, amount)[0]
+    own = any(t.cluster_queue == cluster_queue for t in found)
+    return OracleResult(PreemptionPossibility.PREEMPT if own else PreemptionPossibility.RECLAIM, level, found)

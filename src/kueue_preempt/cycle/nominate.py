@@ -13,8 +13,7 @@ from datetime import datetime
 from typing import Hashable, Mapping, Sequence
 
 from ..assignment import AssignmentGates, FlavorAssignment, QuotaCheckStrategy, assign_flavors, search_counts
-from ..assignment.modes import PreemptionPossibility
-from ..assignment.oracle import OracleResult
+from ..assignment.oracle import OracleResult, judge_targets
 from ..config import PreemptionConfig
 from ..flavors import ResourceFlavor
 from ..model import Assignment, FlavorAssignmentMode, FlavorResource, PodSetUsage, Target, Workload
@@ -74,16 +73,8 @@ class _RememberingOracle:
     def __call__(
         self, workload: Workload, cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot, /
     ) -> OracleResult:
-        node = snapshot.cluster_queue(cluster_queue)
         targets = self.targets(workload, cluster_queue, Assignment(requests={fr: amount}, preempt={fr}), snapshot)
-        if not targets:
-            return OracleResult(PreemptionPossibility.NO_CANDIDATES, snapshot.lowest_fitting_height(node, fr, amount)[0])
-        with snapshot.preserved():
-            for t in targets:
-                snapshot.remove_workload(t.workload)
-            level = snapshot.lowest_fitting_height(node, fr, amount)[0]
-        own = any(t.cluster_queue == cluster_queue for t in targets)
-        return OracleResult(PreemptionPossibility.PREEMPT if own else PreemptionPossibility.RECLAIM, level, targets)
+        return judge_targets(targets, cluster_queue, fr, amount, snapshot)
 
 
 def _progress_arg(progress: ScanProgress | None) -> list[dict[str, int]] | None:
