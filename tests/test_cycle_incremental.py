@@ -29,6 +29,7 @@ from kueue_preempt.sim.cycle_scheduler import CycleScheduler
 from kueue_preempt.sim.engine import CycleResult, SimulationOptions, run_simulation
 from kueue_preempt.sim.reference_scheduler import ReferenceCycleScheduler
 from kueue_preempt.sim.run import controllers_for, with_policy
+from kueue_preempt.sim.perf_run import scenario_inputs
 from kueue_preempt.sim.scenario import build_scenario, parse_scenario
 from kueue_preempt.sim.timeline import Admitted, Preempted
 from kueue_preempt.sweep.scenario import PolicySettings
@@ -156,13 +157,8 @@ _CONFIGS = st.builds(
 
 def _run(text: str, config: CycleConfig, options: SimulationOptions, policy: PolicySettings) -> Tandem:
     built = build_scenario(parse_scenario(text))
-    objects = [RawObject("scenario", i + 1, o) for i, o in enumerate(built.objects())]
-    state, dump = cluster_state_from_objects(objects)
-    lines = [
-        json.dumps({"at": w.at_ms / 1000.0, "duration": w.runtime_ms / 1000.0, "workload": built.workload_manifest(w)})
-        for w in built.workloads
-    ]
-    arrivals = resolve_arrivals(parse_arrivals("\n".join(lines) + "\n", source="arrivals.jsonl"), dump)
+    state, dump, file = scenario_inputs(built)
+    arrivals = resolve_arrivals(file, dump)
     tandem = Tandem(state, with_policy(config, policy))
     # A random case may never settle (a booster or the cost controller can make two workloads
     # take turns for ever): the Tandem compares both paths at every step, so a bounded run still
@@ -214,13 +210,8 @@ def test_contended_scenario_preempts_and_stays_equal() -> None:
       - {className: high, runtimeMs: 500, priority: 200, request: 4}
 """
     built = build_scenario(parse_scenario(text))
-    objects = [RawObject("scenario", i + 1, o) for i, o in enumerate(built.objects())]
-    state, dump = cluster_state_from_objects(objects)
-    lines = [
-        json.dumps({"at": w.at_ms / 1000.0, "duration": w.runtime_ms / 1000.0, "workload": built.workload_manifest(w)})
-        for w in built.workloads
-    ]
-    arrivals = resolve_arrivals(parse_arrivals("\n".join(lines) + "\n", source="arrivals.jsonl"), dump)
+    state, dump, file = scenario_inputs(built)
+    arrivals = resolve_arrivals(file, dump)
     tandem = Tandem(state, CycleConfig())
     result = run_simulation(tandem, dump, arrivals, options=SimulationOptions(inadmissible_requeue_delay=1.0))
     assert any(isinstance(e, Preempted) for e in result.timeline)
@@ -243,8 +234,7 @@ def test_cycle_state_does_not_mutate_its_inputs_and_matches_schedule_cycle() -> 
       - {className: w, runtimeMs: 1000, priority: 0, request: 1}
 """
     built = build_scenario(parse_scenario(text))
-    objects = [RawObject("scenario", i + 1, o) for i, o in enumerate(built.objects())]
-    state, dump = cluster_state_from_objects(objects)
+    state, dump, _ = scenario_inputs(built, with_arrivals=False)
     # The generator's workloads are arrivals; queue them as pending workloads.
     sched = CycleScheduler(state)
     lines = [json.dumps({"at": 0, "duration": 1, "workload": built.workload_manifest(w)}) for w in built.workloads]
@@ -298,8 +288,7 @@ def test_a_preempting_head_asks_get_targets_once(monkeypatch: pytest.MonkeyPatch
       - {className: high, runtimeMs: 1000, priority: 100, request: 2}
 """
     built = build_scenario(parse_scenario(text))
-    objects = [RawObject("scenario", i + 1, o) for i, o in enumerate(built.objects())]
-    state, dump = cluster_state_from_objects(objects)
+    state, dump, _ = scenario_inputs(built, with_arrivals=False)
     lines = [json.dumps({"at": 0, "duration": 1, "workload": built.workload_manifest(w)}) for w in built.workloads]
     arrivals = resolve_arrivals(parse_arrivals("\n".join(lines) + "\n", source="a.jsonl"), dump).arrivals
     sched = CycleScheduler(state)
