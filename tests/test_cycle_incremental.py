@@ -34,6 +34,8 @@ from kueue_preempt.sim.scenario import build_scenario, parse_scenario
 from kueue_preempt.sim.timeline import Admitted, Preempted
 from kueue_preempt.sweep.scenario import PolicySettings
 
+from scenario_texts import scenario_texts
+
 
 class Tandem:
     """A Scheduler that forwards every call to both implementations and checks they agree."""
@@ -99,44 +101,6 @@ class Tandem:
         return a
 
 
-_POLICIES = st.tuples(
-    st.sampled_from(["Never", "LowerPriority", "Any"]),
-    st.sampled_from(["Never", "LowerPriority", "LowerOrNewerEqualPriority"]),
-)
-
-
-@st.composite
-def _scenario_text(draw: st.DrawFn) -> str:
-    """Small Kueue-perf generator files: cohorts of ClusterQueues, several priorities,
-    arrivals faster than completions (queues form, parking, preemptions)."""
-    nominal = draw(st.integers(1, 5))
-    bl = draw(st.integers(0, 5))
-    reclaim, within = draw(_POLICIES)
-    lines = [
-        "cohorts:",
-        "- className: co",
-        f"  count: {draw(st.integers(1, 2))}",
-        "  queuesSets:",
-        "  - className: cq",
-        f"    count: {draw(st.integers(1, 3))}",
-        f"    nominalQuota: {nominal}",
-        f"    borrowingLimit: {bl}",
-        f"    reclaimWithinCohort: {reclaim}",
-        f"    withinClusterQueue: {within}",
-        "    workloadsSets:",
-    ]
-    priorities = draw(st.permutations([0, 50, 100, 200]))
-    for i in range(draw(st.integers(1, 3))):
-        lines += [
-            f"    - count: {draw(st.integers(1, 8))}",
-            f"      creationIntervalMs: {100 * draw(st.integers(1, 5))}",
-            "      workloads:",
-            f"      - {{className: c{i}, runtimeMs: {100 * draw(st.integers(3, 20))}, "
-            f"priority: {priorities[i]}, request: {draw(st.integers(1, nominal + bl))}}}",
-        ]
-    return "\n".join(lines) + "\n"
-
-
 _CONFIGS = st.builds(
     lambda fair, hashing, preserve, recompute, boost: CycleConfig.of(
         fair_sharing=FairSharingConfig() if fair else None,
@@ -169,7 +133,7 @@ def _run(text: str, config: CycleConfig, options: SimulationOptions, policy: Pol
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    _scenario_text(),
+    scenario_texts(),
     _CONFIGS,
     st.sampled_from([0.0, 0.3, 1.0]),
     st.sampled_from([0.0, 0.5]),

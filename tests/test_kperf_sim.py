@@ -21,6 +21,8 @@ from kueue_preempt.sim.perf_run import ScenarioOptions, general_run, run_scenari
 from kueue_preempt.sim.scenario import BuiltScenario, build_scenario, parse_scenario
 from kueue_preempt.sim.timeline import Admitted, Event, Finished, Inadmissible, Preempted, Released
 
+from scenario_texts import scenario_texts
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "kueue-perf"
 
 
@@ -280,44 +282,8 @@ def test_invalid_model_settings() -> None:
         ScenarioOptions(inadmissible_requeue_delay=-1)
 
 
-_POLICIES = st.tuples(st.sampled_from(["Never", "LowerPriority", "Any"]), st.sampled_from(["Never", "LowerPriority", "LowerOrNewerEqualPriority"]))
-
-
-@st.composite
-def _scenarios(draw: st.DrawFn) -> str:
-    nominal = draw(st.integers(1, 5))
-    bl = draw(st.integers(0, 5))
-    reclaim, within = draw(_POLICIES)
-    queues = draw(st.integers(1, 3))
-    lines = [
-        "cohorts:",
-        "- className: co",
-        f"  count: {draw(st.integers(1, 2))}",
-        "  queuesSets:",
-        "  - className: cq",
-        f"    count: {queues}",
-        f"    nominalQuota: {nominal}",
-        f"    borrowingLimit: {bl}",
-        f"    reclaimWithinCohort: {reclaim}",
-        f"    withinClusterQueue: {within}",
-        "    workloadsSets:",
-    ]
-    # Sets of different priorities arriving faster than they finish: contention, parking
-    # and preemptions (within the queue and across the cohort) in most examples.
-    priorities = draw(st.permutations([0, 50, 100, 200]))
-    for i in range(draw(st.integers(1, 3))):
-        lines += [
-            f"    - count: {draw(st.integers(1, 8))}",
-            f"      creationIntervalMs: {100 * draw(st.integers(1, 5))}",
-            "      workloads:",
-            f"      - {{className: c{i}, runtimeMs: {100 * draw(st.integers(3, 20))}, "
-            f"priority: {priorities[i]}, request: {draw(st.integers(1, nominal + bl))}}}",
-        ]
-    return "\n".join(lines) + "\n"
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_scenarios())
+@given(scenario_texts())
 def test_random_small_scenarios_an_api_that_never_waits_is_ideal(text: str) -> None:
     """Property: for any small scenario (quotas, borrowing limits, both policies, priorities,
     sizes and times drawn at random) the API model with limits nothing reaches changes no event."""
@@ -326,7 +292,7 @@ def test_random_small_scenarios_an_api_that_never_waits_is_ideal(text: str) -> N
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_scenarios(), st.floats(0.5, 50), st.integers(1, 20))
+@given(scenario_texts(), st.floats(0.5, 50), st.integers(1, 20))
 # Found by CI: one cycle admits two heads of other queues after a head of cq-0-0 evicted the 5-CPU
 # workload they count on (SC-PE-1), and the timeline lists the admissions first.
 @example(
