@@ -35,6 +35,7 @@ from .cluster import ClusterState, QueueingStrategy, WorkloadStatus
 from .config import CycleConfig
 from .entry import Outcome
 from .queues import ClusterQueueQueue, QueueState, ScanProgress
+from .rewrite import with_admission
 from .selectors import selects
 from .status import Event, set_condition
 from .step import (
@@ -256,7 +257,7 @@ class CycleState:
         requeued_status = "True" if ev.reason == "Preempted" else "False"
         conds = set_condition(conds, "Requeued", requeued_status, ev.reason, ev.message, now, gen)
         charged_cq = w.cluster_queue
-        new = attrs.evolve(w, cluster_queue="", pod_sets=(), quota_reserved_at=None, conditions=conds)
+        new = with_admission(w, cluster_queue="", pod_sets=(), quota_reserved_at=None, conditions=conds)
         self.replace(new)
         self.generations[charged_cq] = self.generations.get(charged_cq, 0) + 1
         cq = _queue_of(self.c, new)

@@ -6,20 +6,28 @@ cycle rewrites the ``conditions`` of every pending head it requeues (SC-MSG-3) a
 victim it evicts (SC-PR-1), hundreds of thousands of times in a large simulation, and those
 writes touch nothing the other fields or the usage depend on. :func:`with_status` copies the
 checked object and sets only the status fields below, each already in its stored form.
+:func:`with_admission` does the same for the admission fields a reservation or a release
+writes (SC-AD-1, SC-EV-2), running only their own converters and recomputing the derived
+usage from them, as the constructor would.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Iterable
 
 import attrs
 
 from ..errors import InvalidModel
-from ..model import Condition, EvictionStat, Workload
+from ..model import Condition, EvictionStat, PodSetUsage, Workload
+from ..model import _conditions, _pod_sets, _quota_reserved_at  # the constructor's own converters
 
-__all__ = ["with_status"]
+__all__ = ["with_status", "with_admission"]
 
 _FIELDS = tuple(a.name for a in attrs.fields(Workload))
+# The fields an admission write sets, and the derived fields computed from them.
+_ADMISSION = ("cluster_queue", "pod_sets", "quota_reserved_at", "conditions", "evicted", "usage", "used_flavor_resources")
+_KEPT = tuple(n for n in _FIELDS if n not in _ADMISSION)
 
 
 def with_status(
@@ -45,4 +53,32 @@ def with_status(
         if not all(isinstance(s, EvictionStat) for s in stats):
             raise InvalidModel(f"Workload {w.key}", "evictions", "must be EvictionStat values")
         object.__setattr__(new, "evictions", stats)
+    return new
+
+
+def with_admission(
+    w: Workload,
+    *,
+    cluster_queue: str,
+    pod_sets: tuple[PodSetUsage, ...],
+    quota_reserved_at: datetime | None,
+    conditions: tuple[Condition, ...],
+    evicted: bool | None = None,
+) -> Workload:
+    """``attrs.evolve(w, cluster_queue=..., pod_sets=..., quota_reserved_at=..., conditions=...,
+    [evicted=...])``: the reservation a cycle writes (SC-AD-1) or the one a release clears
+    (SC-EV-2). The new fields go through the same converters as in the constructor and
+    ``usage``/``used_flavor_resources`` are derived from them as the constructor derives them;
+    everything else (already checked) is copied instead of re-validated."""
+    new = object.__new__(Workload)
+    for name in _KEPT:
+        object.__setattr__(new, name, getattr(w, name))
+    object.__setattr__(new, "cluster_queue", cluster_queue)
+    object.__setattr__(new, "pod_sets", _pod_sets(pod_sets))
+    object.__setattr__(new, "quota_reserved_at", _quota_reserved_at(quota_reserved_at))
+    object.__setattr__(new, "conditions", _conditions(conditions))
+    object.__setattr__(new, "evicted", w.evicted if evicted is None else evicted)
+    # The defaults of the derived fields read pod_sets and reclaimable_pods, both set now.
+    object.__setattr__(new, "usage", Workload._usage(new))
+    object.__setattr__(new, "used_flavor_resources", Workload._used(new))
     return new

@@ -38,7 +38,7 @@ from .entry import Entry, Mode, Nomination, Outcome
 from .nominate import nominate
 from .order import classic_entry_order
 from .queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
-from .rewrite import with_status
+from .rewrite import with_admission, with_status
 from .selectors import selects
 from .status import (
     MSG_DEFERRED_FIT,
@@ -513,7 +513,9 @@ class _Cycle:
 
     def nominate(self, e: Entry, snapshot: Snapshot) -> None:
         """SC-NOM-2, resuming the scan from a progress that is not outdated (SC-FR-3)."""
-        shape = shape_hash(e.workload, self.config)
+        # Cached per key (and interned): the head is the current object of its key until the
+        # cycle processes it, so this is shape_hash(e.workload) without recomputing it.
+        shape = self._shape(e.key)
         progress = self.progress.get(e.key)
         generation = self.generations.get(e.cluster_queue, 0)
         if progress is not None and _outdated(progress, shape, self.number, generation, self.config):
@@ -738,7 +740,7 @@ class _Cycle:
             conds = set_condition(
                 conds, "Admitted", "False", "UnsatisfiedAdmissionChecks", "The workload has not all checks ready", self.now, gen
             )
-        admitted = attrs.evolve(
+        admitted = with_admission(
             w, cluster_queue=cq, pod_sets=nom.pod_sets, quota_reserved_at=self.now, conditions=conds, evicted=False
         )
         self._set_workload(admitted)
