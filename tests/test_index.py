@@ -141,7 +141,7 @@ def test_indexed_decisions_equal_plain_decisions(data: st.DataObject) -> None:
     indexed.enable_index(index_config)
     serial = len(initial)
     for _ in range(data.draw(st.integers(1, 12))):
-        op = data.draw(st.sampled_from(["add", "remove", "decide", "decide", "what-if"]))
+        op = data.draw(st.sampled_from(["add", "remove", "decide", "decide", "what-if", "decide-after-removals"]))
         if op == "what-if":
             # Changes inside a block keep the stored facts in step and are undone on exit.
             before = plain.state()
@@ -153,6 +153,36 @@ def test_indexed_decisions_equal_plain_decisions(data: st.DataObject) -> None:
                 serial += 1
                 assert_incremental_facts(plain)
             assert plain.state() == before
+        elif op == "decide-after-removals":
+            # The cycle's recomputation (SC-PE-3) decides with this cycle's victims removed
+            # inside a block: the index hides them (and shows a re-added one again) instead
+            # of going stale, and must still answer as the plain path does.
+            present = list(plain.workloads())
+            removed = present[: data.draw(st.integers(0, 3))]
+            back = removed[: data.draw(st.integers(0, 1))]
+            config = PreemptionConfig(
+                fair_sharing=FairSharingConfig() if data.draw(st.booleans()) else None,
+                priority_boost=boost,
+                preemption_cost_enabled=cost,
+            )
+            requests = {fr: data.draw(st.integers(0, 4)) for fr in FRS}
+            assignment = Assignment(
+                requests={fr: v for fr, v in requests.items() if v},
+                preempt=[fr for fr in FRS if requests[fr] and data.draw(st.booleans())],
+            )
+            preemptor = Workload(name="in", namespace="ns", uid="in", priority=data.draw(st.integers(-1, 6)))
+            cq = data.draw(st.sampled_from(QUEUES))
+            now = T0 + timedelta(minutes=3)
+            with plain.preserved(), indexed.preserved():
+                for snap in (plain, indexed):
+                    for w in removed:
+                        snap.remove_workload(w)
+                    for w in back:
+                        snap.add_workload(w)
+                assert indexed.index_for(config) is not None
+                want = get_targets(preemptor, cq, assignment, plain, config, now)
+                assert get_targets(preemptor, cq, assignment, indexed, config, now) == want
+                assert want == get_targets(preemptor, cq, assignment, plain, config, now, DecisionTrace())
         elif op == "add":
             w = data.draw(_workload(serial))
             serial += 1
@@ -194,8 +224,10 @@ def test_indexed_decisions_equal_plain_decisions(data: st.DataObject) -> None:
         assert_incremental_facts(indexed)
 
 
-def test_index_goes_stale_inside_what_if_blocks_and_recovers() -> None:
-    """Changes inside ``preserved()`` make the index stale; leaving the block restores it."""
+def test_index_hides_removals_inside_what_if_blocks_and_goes_stale_on_other_changes() -> None:
+    """A removal inside ``preserved()`` hides the workload from every stream (the index stays
+    usable, as ``candidate_entries`` no longer lists it); re-adding the same object shows it
+    again; adding another workload makes the index stale. Leaving the block restores it."""
     cpu = FRS[0]
     q = ClusterQueue(name="a", quotas={cpu: ResourceQuota(nominal=4)})
     w = Workload(name="w", cluster_queue="a", quota_reserved_at=T0, pod_sets=[PodSetUsage(flavors={"cpu": "f"}, usage={"cpu": 1})])
@@ -205,10 +237,26 @@ def test_index_goes_stale_inside_what_if_blocks_and_recovers() -> None:
     assert snap.index_for(cfg) is not None
     assert snap.index_for(PreemptionConfig(preemption_cost_enabled=True)) is None  # other key
     assert snap.index_for(PreemptionConfig(admission_fair_sharing=True)) is None  # ORD-3
+    node = snap.cluster_queue("a")
+
+    def streamed() -> list[str]:
+        index = snap.index_for(cfg)
+        assert index is not None
+        return [e[6] for e in snap.candidate_stream(index, node, frozenset({cpu}), T0, None, None)]
+
+    assert streamed() == ["/w"]
     with snap.preserved():
         snap.remove_workload(w)
+        assert streamed() == []
+        with snap.preserved():
+            snap.add_workload(w)  # the same object back: listed again
+            assert streamed() == ["/w"]
+        assert streamed() == []
+        other = Workload(name="v", cluster_queue="a", quota_reserved_at=T0, pod_sets=w.pod_sets)
+        snap.add_workload(other)  # not in the index: stale until the block ends
         assert snap.index_for(cfg) is None
     assert snap.index_for(cfg) is not None
+    assert streamed() == ["/w"]
     snap.remove_workload(w)  # outside a block: the index follows
     assert snap.index_for(cfg) is not None
     assert get_targets(Workload(name="in", priority=1), "a", Assignment({cpu: 5}, [cpu]), snap, cfg, T0) == []

@@ -347,10 +347,13 @@ class Snapshot:
         # per-(parent, resource) sums fair sharing asks for repeatedly are cached.
         self._lendable: dict[tuple[QuotaNode, str], int] = {}
         self._index: CandidateIndex | None = None
-        # The index follows add/remove outside what-if blocks only; a change inside one makes
-        # it stale until the block restores the state it was built for (a decision iterates
-        # its lists while it removes workloads inside such a block).
+        # The index follows add/remove outside what-if blocks only (a decision iterates its
+        # lists while it removes workloads inside such a block). A removal inside one hides
+        # the workload's entries instead (``_hidden``, filtered out of every stream, as
+        # ``candidate_entries`` no longer lists them); any other change makes the index stale
+        # until the block restores the state it was built for.
         self._index_valid = False
+        self._hidden: set[str] = set()
         # The (priority boost, preemption cost) switches the stored entries were keyed with:
         # the default configuration's until a decision or enable_index asks for others.
         self._key_boost = _DEFAULT_CONFIG.priority_boost
@@ -543,6 +546,11 @@ class Snapshot:
             d[key] = entry
         return entry
 
+    def _parked_again(self, key: str, entry: Entry) -> bool:
+        """Is ``entry`` (just re-entered) the one a removal in this block hid? :meth:`_enter`
+        reuses the parked entry for the same workload object in the same queue."""
+        return self._parked.get(key) is entry
+
     def _leave(self, node: QuotaNode, key: str, w: Workload) -> Entry | None:
         """Drop ``w``'s entry (O(F)) and return it."""
         if node.unreserved.pop(key, None) is not None:
@@ -654,6 +662,9 @@ class Snapshot:
         """``index``'s lazy stream of ``node``'s entries (see :meth:`CandidateIndex.stream`),
         with the queue's unreserved workloads merged in at ``now``."""
         stored = index.stream(node.name, frs, evicted, bound)
+        hidden = self._hidden
+        if hidden:  # removed inside the current what-if block (see __init__)
+            stored = (e for e in stored if e[6] not in hidden)
         if not node.unreserved:
             return stored
         aside = sorted(
@@ -1093,7 +1104,14 @@ class Snapshot:
         entry = self._enter(node, key, workload)
         if self._journal is not None:
             self._journal.append(("add", node, workload, None, None))
-            self._index_valid = False
+            if entry is None:
+                pass  # no reservation time: never indexed (streams read node.unreserved live)
+            elif key in self._hidden and self._parked_again(key, entry):
+                # The entry the block hid, back: the index lists it already.
+                self._hidden.discard(key)
+                self._journal.append(("hide", None, key, True, None))
+            else:
+                self._index_valid = False
         elif self._index is not None and entry is not None:
             self._index.add(entry)
         self.add_usage(node, workload.usage)
@@ -1116,7 +1134,15 @@ class Snapshot:
         entry = self._leave(node, key, stored)
         if self._journal is not None:
             self._journal.append(("remove", node, stored, None, None))
-            self._index_valid = False
+            if entry is None:
+                pass  # no reservation time: never indexed
+            elif self._index_valid and key not in self._hidden:
+                # Hidden rather than stale: the index's lists are left as a running decision
+                # may be iterating them, and every later stream skips the key.
+                self._hidden.add(key)
+                self._journal.append(("hide", None, key, False, None))
+            else:
+                self._index_valid = False
         elif self._index is not None and entry is not None:
             self._index.remove(entry)
         self.remove_usage(node, workload.usage)
@@ -1178,6 +1204,11 @@ class Snapshot:
                     node.np_usage.pop(x, None)
                 else:
                     node.np_usage[x] = old
+            elif op == "hide":  # x: the key; old: whether it was hidden before
+                if old:
+                    self._hidden.add(x)
+                else:
+                    self._hidden.discard(x)
             elif op == "add":
                 key = x.key
                 del node.workloads[key]
