@@ -672,10 +672,14 @@ class _Cycle:
 
     # ------------------------------------------------------------------ writes
 
-    def _set_workload(self, w: Workload) -> None:
+    def _set_workload(self, w: Workload, *, same_order: bool = False) -> None:
+        """Store a rewritten workload. ``same_order``: the write changed only conditions that
+        neither SC-QO-1's key (EP, and POL-5's Evicted/Preempted times) nor the SC-RQ-8 shape
+        reads, so their cached values stay (a pending write, once per requeued head)."""
         self.workloads[w.key] = w
-        self.order_keys.pop(w.key, None)  # SC-QO-1's key may read the new conditions
-        self.shapes.pop(w.key, None)
+        if not same_order:
+            self.order_keys.pop(w.key, None)  # SC-QO-1's key may read the new conditions
+            self.shapes.pop(w.key, None)
         self.changed.add(w.key)
 
     def _issue(self, e: Entry, nom: Nomination) -> None:
@@ -858,7 +862,8 @@ class _Cycle:
             conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", self.now, gen)
         requests = _resource_requests(w.spec_pod_sets)
         if conds != w.conditions:
-            self._set_workload(with_status(w, conditions=conds))
+            # Only QuotaReserved and Admitted change: the order key and shape are kept.
+            self._set_workload(with_status(w, conditions=conds), same_order=True)
         if requests != status.resource_requests:
             self.statuses[e.key] = attrs.evolve(status, resource_requests=requests)
             self.changed.add(e.key)
