@@ -234,3 +234,42 @@ def test_unknown_queue_never_a_head() -> None:
 def test_queue_state_is_a_value() -> None:
     """SC-ST-3: the queue memory is an immutable value; an empty queue compares equal."""
     assert ClusterQueueQueue() == ClusterQueueQueue(active=[], inadmissible=[])
+
+
+def _parked_state(namespaces: list[Namespace], selector: LabelSelector) -> tuple[ClusterState, QueueState]:
+    """Four workloads parked in q: a plain one, one held by Requeued=False, one whose
+    requeueAt is still ahead, one whose requeueAt has passed (SC-RQ-2)."""
+    from kueue_preempt.cycle import WorkloadStatus
+
+    held = attrs.evolve(
+        pending("held", "q", 1, 0), conditions=[Condition("Requeued", "False", "PodsReadyTimeout", NOW)]
+    )
+    ws = [pending("plain", "q", 1, 0), held, pending("later", "q", 1, 0), pending("due", "q", 1, 0)]
+    statuses = {"ns/later": WorkloadStatus(requeue_at=NOW + timedelta(minutes=1)), "ns/due": WorkloadStatus(requeue_at=NOW)}
+    c = attrs.evolve(cluster([cq("q", 4)], ws, namespaces=namespaces, selector=selector), statuses=statuses)
+    queues = QueueState(queues={"q": ClusterQueueQueue(inadmissible=[w.key for w in ws], failed_hashes=[("x",)])})
+    return c, queues
+
+
+def test_requeue_run_moves_the_parked_set_as_the_pure_run_does() -> None:
+    """SC-IN-1 on the incremental state (which moves a ClusterQueue's parked workloads as one
+    set when every namespace pointing at it matches) equals the pure ``queue_inadmissible``:
+    held workloads stay (SC-RQ-2), failed hashes are cleared, and a namespace that does not
+    match (or does not exist) keeps its workloads parked."""
+    from kueue_preempt.cycle import CycleState, queue_inadmissible
+
+    cases = [
+        ([], LabelSelector()),  # namespaces not modelled: every one matches
+        ([Namespace("ns", {"team": "a"})], LabelSelector()),
+        ([Namespace("ns", {"team": "a"})], LabelSelector(match_labels={"team": "b"})),  # no match: all stay
+        ([Namespace("other", {})], LabelSelector()),  # "ns" does not exist: all stay
+    ]
+    for namespaces, selector in cases:
+        c, queues = _parked_state(namespaces, selector)
+        live = CycleState(c, queues)
+        moved = live.queue_inadmissible(["q"], NOW)
+        want = queue_inadmissible(c, queues, ["q"], NOW)
+        assert live.queue_state().queues == want.queues, (namespaces, selector)
+        assert moved == sorted(want.queue("q").active)
+    c, queues = _parked_state([], LabelSelector())
+    assert CycleState(c, queues).queue_inadmissible(["q"], NOW) == ["ns/due", "ns/plain"]

@@ -132,6 +132,14 @@ class CycleState:
         # requeue run asks it of every parked workload, and most are unchanged since).
         self._requeue_blocked: dict[str, tuple[Workload, bool]] = {}
         self._ns_matches: dict[tuple[str, str], bool] = {}
+        # A superset of the keys SC-RQ-2 may hold back: a Requeued=False condition on some
+        # version of the workload, or a requeue time in its status. Only these are tested one
+        # by one in a requeue run; the others move as a set (see queue_inadmissible).
+        self._maybe_held: set[str] = {k for k, w in self.workloads.items() if _requeue_blocked(w)}
+        self._maybe_held.update(k for k, st in self.statuses.items() if st.requeue_at is not None)
+        # Per ClusterQueue: every namespace with a LocalQueue pointing at it exists and
+        # matches its selector (namespaces, LocalQueues and selectors are fixed).
+        self._all_ns_match: dict[str, bool] = {}
         # Queue-map entries that may have become empty since the last cycle: a cycle drops
         # every empty entry (as the pure path's result does) and that counts as a change.
         self._maybe_empty: set[str] = {k for k, v in self.qmap.items() if v == _EMPTY}
@@ -195,6 +203,7 @@ class CycleState:
         if workload.key in self.workloads:
             raise InvalidModel(f"Workload {workload.key}", "name", "duplicate workload key")
         self.workloads[workload.key] = workload
+        self._note_held(workload)
         self._sync(None, workload)
         cq = _queue_of(self.c, workload)
         if cq is None:
@@ -219,6 +228,7 @@ class CycleState:
         self._order_keys.pop(key, None)
         self._shapes.pop(key, None)
         self._requeue_blocked.pop(key, None)
+        self._maybe_held.discard(key)
         if w is None:
             return
         self._sync(w, None)
@@ -287,6 +297,18 @@ class CycleState:
             before = self.qmap.get(name)
             if before is None:
                 continue
+            parked = before.inadmissible
+            if parked and self._namespaces_all_match(name) and parked <= workloads.keys():
+                # Every parked workload passes the namespace test (its namespace has a
+                # LocalQueue pointing here), and only the few that may be held back are
+                # tested one by one: the run over a wide tree moves the rest as one set.
+                kept = [k for k in parked & self._maybe_held if not self._backoff_expired(workloads[k], now)]
+                back = parked.difference(kept) if kept else parked
+                q = before.with_sets(before.active | back, parked - back, _NO_HASHES)
+                if q != before:
+                    self._set_queue(name, q, before)
+                moved += sorted(back)
+                continue
             # One pass per parked workload (a run over a wide tree moves thousands): the
             # namespace test is per namespace, so it is looked up once per namespace here.
             namespaces: dict[str, bool] = {}
@@ -322,6 +344,7 @@ class CycleState:
         """Replace a workload object by key (a controller's write); returns the old one."""
         old = self.workloads[workload.key]
         self.workloads[workload.key] = workload
+        self._note_held(workload)
         self._order_keys.pop(workload.key, None)
         self._shapes.pop(workload.key, None)
         self._sync(old, workload)
@@ -431,6 +454,28 @@ class CycleState:
         status = self.statuses.get(w.key)
         at = None if status is None else status.requeue_at
         return at is None or now >= at
+
+    def _note_held(self, w: Workload) -> None:
+        """Keep ``_maybe_held`` a superset: a version with Requeued=False adds its key."""
+        if _requeue_blocked(w):
+            self._maybe_held.add(w.key)
+
+    def _namespaces_all_match(self, cq: str) -> bool:
+        """Does every namespace of a LocalQueue pointing at ``cq`` exist and match its
+        selector? Then so does the namespace of every workload queued there (SC-ST-1)."""
+        known = self._all_ns_match.get(cq)
+        if known is None:
+            selector = self._static.settings(cq).namespace_selector
+            known = True
+            for lq in self._static.local_queues:
+                if lq.cluster_queue != cq:
+                    continue
+                labels = self.c.namespace_labels(lq.namespace)
+                if labels is None or not selects(selector, dict(labels)):
+                    known = False
+                    break
+            self._all_ns_match[cq] = known
+        return known
 
     def _namespace_matches(self, w: Workload, cq: str) -> bool:
         """Namespaces, labels and selectors are fixed for the life of the state: cached."""
