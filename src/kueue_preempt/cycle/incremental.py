@@ -126,6 +126,8 @@ class CycleState:
         self.number = queues.cycle
         self.snapshot: Snapshot = _snapshot(self.c, config)
         self._order_keys: dict[str, tuple[int, int, str, str]] = {}
+        # Per ClusterQueue, the heap of order keys of its active set (_Cycle._heap_head).
+        self._heaps: dict[str, tuple[frozenset[str], list[tuple[int, int, str, str]]]] = {}
         self._shapes: dict[str, Hashable] = {}
         self._interned_shapes: dict[Hashable, Hashable] = {}
         # SC-RQ-2's Requeued=False test per key, with the object it was computed on (a
@@ -346,6 +348,9 @@ class CycleState:
         self.workloads[workload.key] = workload
         self._note_held(workload)
         self._order_keys.pop(workload.key, None)
+        cq = _queue_of(self.c, workload)
+        if cq is not None:
+            self._heaps.pop(cq, None)  # its order key may have changed while it waits there
         self._shapes.pop(workload.key, None)
         self._sync(old, workload)
         return old
@@ -372,6 +377,7 @@ class CycleState:
             config=self.config,
             now=now,
             order_keys=self._order_keys,
+            heaps=self._heaps,
             shapes=self._shapes,
             interned_shapes=self._interned_shapes,
             active_queues=self._active,

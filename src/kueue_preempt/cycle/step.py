@@ -8,6 +8,7 @@ passed in is mutated; the only mutable object is the cycle-local quota snapshot 
 
 from __future__ import annotations
 
+import heapq
 from datetime import datetime
 from typing import Hashable, Iterable, Mapping
 
@@ -396,8 +397,12 @@ class _Cycle:
         shapes: dict[str, Hashable] | None = None,
         interned_shapes: dict[Hashable, Hashable] | None = None,
         active_queues: Iterable[str] | None = None,
+        heaps: dict[str, tuple[frozenset[str], list[tuple[int, int, str, str]]]] | None = None,
     ) -> None:
         self.c = c
+        # Per ClusterQueue, a heap of order keys for its active set (see _heap_head), when
+        # the caller keeps them across cycles (the incremental state); None: plain minimum.
+        self.heaps = heaps
         # The ClusterQueues whose active set is not empty, when the caller keeps that set (the
         # incremental state does): heads are then looked for there, not in every queue entry.
         self.active_queues = active_queues
@@ -442,11 +447,20 @@ class _Cycle:
             q = self.qmap[name]
             if not q.active or not self.c.gives_heads(name):
                 continue
-            head = self._head(q)
+            head = self._head(q, name)
             if head is None:
                 continue
             self.before_queues[name] = q
-            self.qmap[name] = q.with_sets(q.active - {head}, q.inadmissible)
+            popped = q.with_sets(q.active - {head}, q.inadmissible)
+            self.qmap[name] = popped
+            heaps = self.heaps
+            if heaps is not None:
+                cached = heaps.get(name)
+                if cached is not None and cached[0] is q.active:
+                    heap = cached[1]
+                    if heap and heap[0][3] == head:
+                        heapq.heappop(heap)
+                    heaps[name] = (popped.active, heap)  # a superset of the keys stays valid
             marker = q.preemptor
             w = known[head]
             is_preemptor = (
@@ -457,12 +471,14 @@ class _Cycle:
             heads.append(Entry(workload=w, cluster_queue=name, is_preemptor=is_preemptor))
         return heads
 
-    def _head(self, q: ClusterQueueQueue) -> str | None:
+    def _head(self, q: ClusterQueueQueue, name: str) -> str | None:
         """SC-QO-1: a sticky preemptor marker first, then the least :func:`_order_key`."""
         known = self.c.workloads
         marker = q.preemptor
         if marker is not None and marker.sticky and marker.key in q.active and marker.key in known:
             return marker.key
+        if self.heaps is not None:
+            return self._heap_head(q.active, name)
         keys = self.order_keys
         try:  # every key cached: the common case, one C-level pass
             return min(map(keys.__getitem__, q.active))[3] if q.active else None
@@ -479,6 +495,73 @@ class _Cycle:
             if best is None or ok < best:
                 best = ok
         return None if best is None else best[3]
+
+    def _order_key_of(self, key: str) -> tuple[int, int, str, str] | None:
+        ok = self.order_keys.get(key)
+        if ok is None:
+            w = self.c.workloads.get(key)
+            if w is None:
+                return None
+            ok = self.order_keys[key] = _order_key(w, self.config)
+        return ok
+
+    def _heap_head(self, active: frozenset[str], name: str) -> str | None:
+        """The least SC-QO-1 key of ``active`` from the queue's heap of order keys.
+
+        The heap is kept across cycles for the active *set object* it was last checked
+        against (``heaps[name] = (set, heap)``): it holds the current order key of every key
+        of that set, and possibly keys that left it since (skipped here, lazily). Whoever
+        derives a new set keeps the pair only when that stays true (pop_heads, requeue, the
+        bulk move, arrivals); any other new set misses and the heap is rebuilt, O(n) as the
+        plain minimum. A write that changes a key's order key drops its queue's heap.
+        """
+        assert self.heaps is not None
+        cached = self.heaps.get(name)
+        if cached is not None and cached[0] is active:
+            heap = cached[1]
+        else:
+            try:  # every key cached: the common case, one C-level pass
+                heap = list(map(self.order_keys.__getitem__, active))
+            except KeyError:
+                heap = [ok for ok in map(self._order_key_of, active) if ok is not None]
+            heapq.heapify(heap)
+        keys = self.order_keys
+        while heap:
+            top = heap[0]
+            k = top[3]
+            if k not in active:
+                heapq.heappop(heap)  # left the set since it was pushed
+                continue
+            current = keys.get(k)
+            if current is not top and current != top:
+                # Defensive: an order key that changed without its heap being dropped.
+                fresh = self._order_key_of(k)
+                if fresh is None:
+                    heapq.heappop(heap)
+                else:
+                    heapq.heapreplace(heap, fresh)
+                continue
+            self.heaps[name] = (active, heap)
+            return k
+        self.heaps[name] = (active, heap)
+        return None
+
+    def keep_heap(self, name: str, before: frozenset[str], after: frozenset[str], added: str | None = None) -> None:
+        """``after`` was derived from ``before`` by removals, or by adding ``added``: move the
+        queue's heap (if it was valid for ``before``) to ``after``."""
+        heaps = self.heaps
+        if heaps is None or before is after:
+            return
+        cached = heaps.get(name)
+        if cached is None or cached[0] is not before:
+            return
+        if added is not None:
+            ok = self._order_key_of(added)
+            if ok is None:
+                del heaps[name]
+                return
+            heapq.heappush(cached[1], ok)
+        heaps[name] = (after, cached[1])
 
     def check(self, e: Entry, snapshot: Snapshot) -> bool:
         """SC-NOM-1: first failing check wins; a failing head is an inadmissible entry."""
@@ -680,6 +763,8 @@ class _Cycle:
         if not same_order:
             self.order_keys.pop(w.key, None)  # SC-QO-1's key may read the new conditions
             self.shapes.pop(w.key, None)
+            # No queue heap holds this key in its set: a cycle rewrites heads (popped) and
+            # victims (charged), never a workload waiting in an active set (see _heap_head).
         self.changed.add(w.key)
 
     def _issue(self, e: Entry, nom: Nomination) -> None:
@@ -795,7 +880,9 @@ class _Cycle:
         immediate = e.requeue_reason in _IMMEDIATE[strategy]
         pending_flavors = e.progress is not None and e.progress.has_pending_flavors
         if self._backoff_expired(w) and (immediate or pending_flavors):
-            q = q.with_sets(q.active | {e.key}, q.inadmissible - {e.key})
+            before = q.active
+            q = q.with_sets(before | {e.key}, q.inadmissible - {e.key})
+            self.keep_heap(cq, before, q.active, None if e.key in before else e.key)
             where = "active"
         elif e.key in q.active:
             where = "active"
@@ -809,7 +896,9 @@ class _Cycle:
                 and strategy is QueueingStrategy.BEST_EFFORT_FIFO
                 and e.requeue_reason in (RequeueReason.NO_FIT, RequeueReason.PREEMPTION_NO_CANDIDATES)
             ):
+                before = q.active
                 q = self._bulk_move(q, self._shape(e.key))
+                self.keep_heap(cq, before, q.active)
         self.qmap[cq] = q
         return where
 
