@@ -273,3 +273,22 @@ def test_requeue_run_moves_the_parked_set_as_the_pure_run_does() -> None:
         assert moved == sorted(want.queue("q").active)
     c, queues = _parked_state([], LabelSelector())
     assert CycleState(c, queues).queue_inadmissible(["q"], NOW) == ["ns/due", "ns/plain"]
+
+
+def test_incremental_heads_follow_a_priority_change_of_a_waiting_workload() -> None:
+    """SC-QO-1 on the incremental state, whose heads come from a heap kept per active set: a
+    controller's write (``replace``) that raises the priority of a workload waiting in that
+    set makes it the next head, as the pure cycle says."""
+    from kueue_preempt.cycle import CycleState
+
+    ws = [admitted("big", "q", 4, 9)] + [pending(f"w{i}", "q", 1, i, minute=i) for i in range(4)]
+    c = cluster([cq("q", 4)], ws)
+    live = CycleState(c)
+    first = live.cycle(NOW)
+    assert first.heads == ("ns/w3",)  # nothing fits; w3 goes back to the active set
+    waiting = live.workloads["ns/w0"]
+    live.replace(attrs.evolve(waiting, priority=50))
+    pure = schedule_cycle(live.cluster_state(), live.queue_state(), now=NOW)
+    step = live.cycle(NOW)
+    assert step.heads == pure.heads == ("ns/w0",)
+    assert step.results == pure.results
