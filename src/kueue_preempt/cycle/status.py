@@ -74,6 +74,8 @@ def truncate_event_message(message: str) -> str:
 
 
 def _truncate(message: str, limit: int) -> str:
+    if len(message) * 4 <= limit:
+        return message  # at most 4 UTF-8 bytes a character: short enough without encoding
     raw = message.encode()
     if len(raw) <= limit:
         return message
@@ -97,6 +99,9 @@ def set_condition(
             out.append(c)
             continue
         found = True
+        if c.status == status and c.reason == reason and c.message == message and c.observed_generation == generation:
+            out.append(c)  # the same condition again (a head requeued with the same message)
+            continue
         at = c.last_transition_time if c.status == status else now
         out.append(Condition(type_, status, reason, at, message, generation))
     if not found:
