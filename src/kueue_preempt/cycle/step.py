@@ -173,6 +173,7 @@ class _Cluster:
         self.workloads: dict[str, Workload] = workloads
         self.statuses: Mapping[str, WorkloadStatus] = cluster.statuses if statuses is None else statuses
         self._gives: dict[str, bool] = {}
+        self._selected: dict[tuple[str, str], bool | None] = {}
         self.cqs: dict[str, ClusterQueue] = {cq.name: cq for cq in cluster.cluster_queues}
         self.lqs = {lq.key: lq for lq in cluster.local_queues}
         self.namespaces = {ns.name: ns for ns in cluster.namespaces}
@@ -192,6 +193,19 @@ class _Cluster:
             return {}
         ns = self.namespaces.get(name)
         return None if ns is None else ns.labels
+
+    def namespace_selected(self, namespace: str, cq: str) -> bool | None:
+        """SC-NOM-1: ``None`` if the namespace does not exist, else whether ``cq``'s selector
+        selects it. Namespaces and selectors are fixed for the life of this object: cached."""
+        key = (namespace, cq)
+        try:
+            return self._selected[key]
+        except KeyError:
+            pass
+        labels = self.namespace_labels(namespace)
+        found = None if labels is None else selects(self.state.settings(cq).namespace_selector, labels)
+        self._selected[key] = found
+        return found
 
     def gives_heads(self, cq: str) -> bool:
         """SC-ST-4: stopPolicy None and every flavor it names exists."""
@@ -568,14 +582,14 @@ class _Cycle:
         w, cq = e.workload, e.cluster_queue
         if self.c.in_cohort_cycle(cq) or not snapshot.has_cluster_queue(cq):
             return self._reject(e, "Suspended", f"ClusterQueue {cq} is inactive")
-        labels = self.c.namespace_labels(w.namespace)
-        if labels is None:
+        selected = self.c.namespace_selected(w.namespace, cq)
+        if selected is None:
             return self._reject(
                 e,
                 "Misconfigured",
                 f'workload namespace "{w.namespace}" does not exist: namespaces "{w.namespace}" not found',
             )
-        if not selects(self.c.state.settings(cq).namespace_selector, labels):
+        if not selected:
             e.requeue_reason = RequeueReason.NAMESPACE_MISMATCH
             return self._reject(e, "Misconfigured", "workload namespace doesn't match ClusterQueue selector")
         limits = self.c.status(w.key).limits
