@@ -67,3 +67,65 @@ def test_rejects_what_it_did_not_build() -> None:
         with_status(_admitted(), conditions=bad)
     with pytest.raises(InvalidModel, match="evictions"):
         with_status(_admitted(), conditions=(), evictions=bad)
+
+
+pod_set_usages = st.lists(
+    st.builds(
+        PodSetUsage,
+        name=st.sampled_from(["main", "workers"]),
+        count=st.integers(0, 4),
+        flavors=st.dictionaries(st.sampled_from(["cpu", "gpu"]), st.sampled_from(["default", "spot"]), max_size=2),
+        usage=st.dictionaries(st.sampled_from(["cpu", "gpu", "memory"]), st.integers(0, 5000), max_size=3),
+    ),
+    max_size=2,
+).map(tuple)
+
+
+@given(
+    conditions,
+    pod_set_usages,
+    st.sampled_from(["", "cq", "other"]),
+    st.sampled_from([None, T0]),
+    st.none() | st.booleans(),
+    st.sampled_from([{}, {"main": 1}]),
+)
+def test_with_admission_same_as_evolve(
+    conds: tuple[Condition, ...],
+    pod_sets: tuple[PodSetUsage, ...],
+    cq: str,
+    reserved: datetime | None,
+    evicted: bool | None,
+    reclaimable: dict[str, int],
+) -> None:
+    """SC-AD-1 reservations and SC-EV-2 releases: equal objects and equal derived usage
+    (reclaimable pods included, DM-7) to ``attrs.evolve``; the original untouched."""
+    from kueue_preempt.cycle.rewrite import with_admission
+
+    w = attrs.evolve(_admitted(), reclaimable_pods=reclaimable)
+    before = attrs.evolve(w)
+    got = with_admission(w, cluster_queue=cq, pod_sets=pod_sets, quota_reserved_at=reserved, conditions=conds, evicted=evicted)
+    extra: dict[str, Any] = {} if evicted is None else {"evicted": evicted}
+    want = attrs.evolve(w, cluster_queue=cq, pod_sets=pod_sets, quota_reserved_at=reserved, conditions=conds, **extra)
+    assert got == want
+    assert got.usage == want.usage and got.used_flavor_resources == want.used_flavor_resources
+    assert w == before and w.usage == before.usage
+
+
+def test_with_admission_checks_what_the_constructor_checks() -> None:
+    from kueue_preempt.cycle.rewrite import with_admission
+
+    with pytest.raises(InvalidModel):
+        with_admission(_admitted(), cluster_queue="cq", pod_sets=("x",), quota_reserved_at=T0, conditions=())  # type: ignore[arg-type]
+    with pytest.raises(InvalidModel):
+        with_admission(_admitted(), cluster_queue="cq", pod_sets=(), quota_reserved_at=T0, conditions=("x",))  # type: ignore[arg-type]
+
+
+def test_with_spec_pod_sets_same_as_evolve() -> None:
+    from kueue_preempt.cycle.rewrite import with_spec_pod_sets
+    from kueue_preempt.flavors import PodSetSpec
+
+    w = _admitted()
+    specs = [PodSetSpec("main", 2, {"cpu": 1000}), PodSetSpec("workers", 3, {"cpu": 500}, min_count=1)]
+    assert with_spec_pod_sets(w, specs) == attrs.evolve(w, spec_pod_sets=specs)
+    with pytest.raises(InvalidModel):  # duplicate pod-set names, as the constructor says
+        with_spec_pod_sets(w, [PodSetSpec("main", 1, {}), PodSetSpec("main", 1, {})])

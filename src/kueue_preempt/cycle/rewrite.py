@@ -19,10 +19,11 @@ from typing import Iterable
 import attrs
 
 from ..errors import InvalidModel
+from ..flavors import PodSetSpec
 from ..model import Condition, EvictionStat, PodSetUsage, Workload
-from ..model import _conditions, _pod_sets, _quota_reserved_at  # the constructor's own converters
+from ..model import _conditions, _pod_sets, _quota_reserved_at, _spec_pod_sets  # the constructor's own converters
 
-__all__ = ["with_status", "with_admission"]
+__all__ = ["with_status", "with_admission", "with_spec_pod_sets"]
 
 _FIELDS = tuple(a.name for a in attrs.fields(Workload))
 # The fields an admission write sets, and the derived fields computed from them.
@@ -81,4 +82,18 @@ def with_admission(
     # The defaults of the derived fields read pod_sets and reclaimable_pods, both set now.
     object.__setattr__(new, "usage", Workload._usage(new))
     object.__setattr__(new, "used_flavor_resources", Workload._used(new))
+    return new
+
+
+_BUT_SPECS = tuple(n for n in _FIELDS if n != "spec_pod_sets")
+
+
+def with_spec_pod_sets(w: Workload, spec_pod_sets: Iterable[PodSetSpec]) -> Workload:
+    """``attrs.evolve(w, spec_pod_sets=...)``: the pod sets the cycle reads for an arriving
+    workload (the simulator's arrivals). Only the new field goes through its converter (its
+    checks included); nothing derived reads it, so everything else is copied."""
+    new = object.__new__(Workload)
+    for name in _BUT_SPECS:
+        object.__setattr__(new, name, getattr(w, name))
+    object.__setattr__(new, "spec_pod_sets", _spec_pod_sets(spec_pod_sets))
     return new

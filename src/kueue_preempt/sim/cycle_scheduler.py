@@ -32,6 +32,7 @@ import attrs
 from ..cycle import ClusterState, CycleConfig, CycleState, HeadResult, QueueState
 from ..cycle.cluster import QueueingStrategy
 from ..cycle.entry import Outcome
+from ..cycle.rewrite import with_spec_pod_sets
 from ..flavors import PodSetSpec
 from ..io import ClusterDump
 from ..model import Workload
@@ -166,10 +167,23 @@ def with_pod_specs(arrival: Arrival, workloads: Mapping[str, Workload]) -> Workl
         known = base.get(ps.name)
         if known is None:
             specs.append(PodSetSpec(ps.name, ps.count, ps.requests))
-        else:
+            continue
+        # Arrivals of one template share a handful of sizes: each derived spec is built once
+        # (keyed by the template spec object, kept alive by the entry, and the size).
+        memo = (id(known), ps.count, ps.requests)
+        found = _SPECS.get(memo)
+        if found is None or found[0] is not known:
             min_count = known.min_count if known.min_count is None or known.min_count <= ps.count else ps.count
-            specs.append(attrs.evolve(known, count=ps.count, requests=ps.requests, min_count=min_count))
-    return attrs.evolve(w, spec_pod_sets=specs)
+            found = (known, attrs.evolve(known, count=ps.count, requests=ps.requests, min_count=min_count))
+            if len(_SPECS) >= _SPECS_LIMIT:
+                _SPECS.clear()
+            _SPECS[memo] = found
+        specs.append(found[1])
+    return with_spec_pod_sets(w, specs)
+
+
+_SPECS: dict[tuple[int, int, object], tuple[PodSetSpec, PodSetSpec]] = {}
+_SPECS_LIMIT = 4096
 
 
 def translate_results(
