@@ -62,6 +62,20 @@ def classic_targets(
     the k removals and r requested FlavorResources.
     """
     check_decision_args("classic_targets", preemptor, cluster_queue, assignment, snapshot, config, now, trace)
+    return checked_classic_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
+
+
+def checked_classic_targets(
+    preemptor: Workload,
+    cluster_queue: str,
+    assignment: Assignment,
+    snapshot: Snapshot,
+    config: PreemptionConfig,
+    now: datetime | None,
+    trace: DecisionTrace | None,
+) -> list[Target]:
+    """:func:`classic_targets` on arguments :func:`check_decision_args` has checked (for
+    :func:`~kueue_preempt.get_targets`, which checks them itself)."""
     ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     tr = ctx.trace
     if ctx.blocked_by_np_quota():

@@ -35,7 +35,7 @@ from .result import (
     most_severe,
     severity,
 )
-from .scan import ScanContext, scan
+from .scan import ScanContext, flavor_resource, scan
 
 __all__ = ["assign_flavors", "run_assignment"]
 
@@ -218,7 +218,7 @@ def run_assignment(
             )
             for r, choice in own.items():
                 borrowing = max(borrowing, choice.borrow)
-                fr = FlavorResource(choice.flavor, r)
+                fr = flavor_resource(choice.flavor, r)
                 usage[fr] = amount_add(usage.get(fr, 0), m.requests[r])
             stop = stop or error is not None or (bool(m.requests) and not own)
         if stop:

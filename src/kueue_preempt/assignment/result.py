@@ -71,6 +71,14 @@ def mode_rank(mode: FlavorAssignmentMode) -> int:
     return _MODE_RANK.get(mode, 2)
 
 
+def _api_mode(value: FlavorAssignmentMode | str) -> FlavorAssignmentMode:
+    # The converter of the ``mode`` fields. The assigner passes members, built several times
+    # per assignment; calling the enum class on a member goes through EnumType.__call__.
+    if type(value) is FlavorAssignmentMode:
+        return value
+    return FlavorAssignmentMode(value)
+
+
 @attrs.frozen
 class ResourceAssignment:
     """The flavor chosen for one resource of a pod set (FAS-7a, FAS-10a).
@@ -81,7 +89,7 @@ class ResourceAssignment:
     """
 
     flavor: str
-    mode: FlavorAssignmentMode = attrs.field(converter=FlavorAssignmentMode)
+    mode: FlavorAssignmentMode = attrs.field(converter=_api_mode)
     tried_flavor_idx: int = -1
     borrow: int = 0
 
@@ -95,7 +103,7 @@ class FlavorAttempt:
     """One flavor the scan examined for a pod-set group (FAS-23, Kueue's FlavorAssignmentAttempt)."""
 
     flavor: str
-    mode: FlavorAssignmentMode = attrs.field(converter=FlavorAssignmentMode)
+    mode: FlavorAssignmentMode = attrs.field(converter=_api_mode)
     borrow: int = 0
     preemption_possibility: PreemptionPossibility | None = None
     reasons: tuple[str, ...] = attrs.field(default=(), converter=_sorted_unique)
@@ -167,6 +175,8 @@ def assignment_mode(pod_sets: Iterable[PodSetAssignment]) -> FlavorAssignmentMod
 # FlavorAssignment is built once per assign_flavors call (not per flavor), so checking its
 # fields here costs O(pod sets + flavor-resources) per decision.
 def _pod_sets(value: Iterable[PodSetAssignment]) -> tuple[PodSetAssignment, ...]:
+    if type(value) is list and all(type(ps) is PodSetAssignment for ps in value):
+        return tuple(value)  # the assigner's own list: the check below, without its ABC tests
     return model_iterable(value, PodSetAssignment, "FlavorAssignment", "pod_sets")
 
 

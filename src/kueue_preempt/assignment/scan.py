@@ -13,6 +13,7 @@ from typing import Mapping, Sequence
 
 import attrs
 
+from .._frozen import intern
 from ..flavors import FlavorFungibility, ResourceFlavor, ResourceGroup
 from ..model import ClusterQueue, FlavorAssignmentMode, FlavorResource, PreemptionPolicy, Workload
 from ..quantity import amount_add, amount_sub
@@ -34,9 +35,26 @@ from .oracle import PreemptionOracle
 from .requests import PodSetRequest, fnv_order
 from .result import FlavorAttempt, NoFitReason, ResourceAssignment, most_severe
 
-__all__ = ["ScanContext", "ScanResult", "scan", "ALLOWED_FLAVORS_ANNOTATION"]
+__all__ = ["ScanContext", "ScanResult", "scan", "flavor_resource", "ALLOWED_FLAVORS_ANNOTATION"]
 
 ALLOWED_FLAVORS_ANNOTATION = "kueue.x-k8s.io/workload-allowed-resource-flavors"
+
+# (flavor, resource) -> the shared FlavorResource. The snapshot's usage and quota maps are keyed
+# by interned instances, so a judgement's lookups with the shared instance hit by identity instead
+# of calling FlavorResource.__eq__; and the pairs of a run are few. Bounded like the model's
+# interning table (a pair past the bound is still correct, just built and interned per call).
+_FRS: dict[tuple[str, str], FlavorResource] = {}
+_FRS_LIMIT = 4096
+
+
+def flavor_resource(flavor: str, resource: str) -> FlavorResource:
+    """``FlavorResource(flavor, resource)``, the interned instance."""
+    fr = _FRS.get((flavor, resource))
+    if fr is None:
+        fr = intern(FlavorResource(flavor, resource))
+        if len(_FRS) < _FRS_LIMIT:
+            _FRS[(flavor, resource)] = fr
+    return fr
 
 
 @attrs.define
@@ -118,7 +136,7 @@ def _judge(
     preference = ctx.cq.flavor_fungibility.preference
     j = _Judgement(GranularMode(PreemptionMode.FIT, 0), 0, [], "", {})
     for resource, request in requests:  # every resource is judged, even after a noFit
-        fr = FlavorResource(flavor, resource)
+        fr = flavor_resource(flavor, resource)
         assumed = usage.get(fr, 0)
         val = amount_add(assumed, request)
         pot = snapshot.potential_available(node, fr)
@@ -291,7 +309,7 @@ def scan(
         idx = -1 if last == len(names) - 1 else last
     else:
         idx = 0
-    chosen = {r: attrs.evolve(a, tried_flavor_idx=idx) for r, a in best.items()}
+    chosen = {r: ResourceAssignment(a.flavor, a.mode, idx, a.borrow) for r, a in best.items()}
     if best_mode.preemption_mode is PreemptionMode.FIT:
         return ScanResult(chosen, [], None, attempts)
     return ScanResult(chosen, reasons, None, attempts)
