@@ -367,7 +367,14 @@ class _Lazy(Generic[T]):
 
     def __bool__(self) -> bool:
         if self._probe is not None and not self._items and self._source is not None:
-            return self._probe()
+            if self._probe():
+                return True
+            # The probe read every source and admitted nothing. What a bucket lists does not
+            # depend on the usage an attempt removes (only the index, the queues listed at
+            # entry and the candidates' own facts), so reading the source would find nothing
+            # too: drop it instead of listing the same streams again in the attempt.
+            self._source = None
+            return False
         return next(iter(self), None) is not None
 
 

@@ -147,6 +147,24 @@ def _pins_arg(pins: Mapping[tuple[str, str], str] | None) -> dict[str, dict[str,
     return out
 
 
+# PodSetUsage values of admissions, shared by value: its converters check every name and amount,
+# and the admissions of a run repeat a few shapes. A PodSetUsage is immutable and a pure
+# function of its (ordered) fields, which are the key; bounded like the interning table.
+_POD_SET_USAGES: dict[tuple[str, int, tuple[tuple[str, str], ...], tuple[tuple[str, int], ...]], PodSetUsage] = {}
+_POD_SET_USAGES_LIMIT = 4096
+
+
+def _pod_set_usage(name: str, count: int, flavors: dict[str, str], usage: dict[str, int]) -> PodSetUsage:
+    key = (name, count, tuple(flavors.items()), tuple(usage.items()))
+    found = _POD_SET_USAGES.get(key)
+    if found is None:
+        found = PodSetUsage(name=name, count=count, flavors=flavors, usage=usage)
+        if len(_POD_SET_USAGES) >= _POD_SET_USAGES_LIMIT:
+            _POD_SET_USAGES.clear()
+        _POD_SET_USAGES[key] = found
+    return found
+
+
 def admission_pod_sets(a: FlavorAssignment) -> tuple[PodSetUsage, ...]:
     """SC-AD-1: per pod set in spec order, the flavors and the reported request of every
     resource that received a flavor."""
@@ -154,7 +172,7 @@ def admission_pod_sets(a: FlavorAssignment) -> tuple[PodSetUsage, ...]:
     for ps in sorted(a.pod_sets, key=lambda p: p.spec_index):
         flavors = {r: f.flavor for r, f in ps.flavors.items()}
         usage = {r: ps.requests.get(r, 0) for r in flavors}
-        out.append(PodSetUsage(name=ps.name, count=ps.count, flavors=flavors, usage=usage))
+        out.append(_pod_set_usage(ps.name, ps.count, flavors, usage))
     return tuple(out)
 
 
