@@ -31,11 +31,12 @@ from .result import (
     PodSetStatus,
     ResourceAssignment,
     assignment_mode,
+    flavor_resource,
     mode_rank,
     most_severe,
     severity,
 )
-from .scan import ScanContext, flavor_resource, scan
+from .scan import ScanContext, scan
 
 __all__ = ["assign_flavors", "run_assignment"]
 

@@ -15,7 +15,7 @@ from typing import Iterable, Mapping
 import attrs
 
 from .._checks import model_int, model_iterable, str_field
-from .._frozen import FrozenMap, frozen_map
+from .._frozen import FrozenMap, frozen_map, intern
 from ..errors import InvalidModel
 from ..model import Assignment, FlavorAssignmentMode, FlavorResource
 from ..quantity import UNLIMITED, amount_add, amount_input
@@ -31,7 +31,27 @@ __all__ = [
     "most_severe",
     "mode_rank",
     "assignment_mode",
+    "flavor_resource",
 ]
+
+
+# (flavor, resource) -> the shared FlavorResource. The snapshot's usage and quota maps are keyed
+# by interned instances, so the scan's lookups (and the Assignment built from a result) with the
+# shared instance hit by identity instead of calling FlavorResource.__eq__; and the pairs of a
+# run are few. Bounded like the model's
+# interning table (a pair past the bound is still correct, just built and interned per call).
+_FRS: dict[tuple[str, str], FlavorResource] = {}
+_FRS_LIMIT = 4096
+
+
+def flavor_resource(flavor: str, resource: str) -> FlavorResource:
+    """``FlavorResource(flavor, resource)``, the interned instance."""
+    fr = _FRS.get((flavor, resource))
+    if fr is None:
+        fr = intern(FlavorResource(flavor, resource))
+        if len(_FRS) < _FRS_LIMIT:
+            _FRS[(flavor, resource)] = fr
+    return fr
 
 
 class NoFitReason:
@@ -254,7 +274,7 @@ class FlavorAssignment:
     def preempt_flavor_resources(self) -> frozenset[FlavorResource]:
         """FA-2: the FlavorResources whose mode is ``Preempt``."""
         return frozenset(
-            FlavorResource(f.flavor, r)
+            flavor_resource(f.flavor, r)
             for ps in self.pod_sets
             for r, f in ps.flavors.items()
             if f.mode is FlavorAssignmentMode.PREEMPT
@@ -273,7 +293,7 @@ class FlavorAssignment:
                 choice = ps.flavors.get(r)
                 if q == 0 or choice is None:
                     continue
-                fr = FlavorResource(choice.flavor, r)
+                fr = flavor_resource(choice.flavor, r)
                 out[fr] = amount_add(out.get(fr, 0), q)
         return out
 

@@ -13,7 +13,6 @@ from typing import Mapping, Sequence
 
 import attrs
 
-from .._frozen import intern
 from ..flavors import FlavorFungibility, ResourceFlavor, ResourceGroup
 from ..model import ClusterQueue, FlavorAssignmentMode, FlavorResource, PreemptionPolicy, Workload
 from ..quantity import amount_add, amount_sub
@@ -33,28 +32,11 @@ from .modes import (
 )
 from .oracle import PreemptionOracle
 from .requests import PodSetRequest, fnv_order
-from .result import FlavorAttempt, NoFitReason, ResourceAssignment, most_severe
+from .result import FlavorAttempt, NoFitReason, ResourceAssignment, flavor_resource, most_severe
 
-__all__ = ["ScanContext", "ScanResult", "scan", "flavor_resource", "ALLOWED_FLAVORS_ANNOTATION"]
+__all__ = ["ScanContext", "ScanResult", "scan", "ALLOWED_FLAVORS_ANNOTATION"]
 
 ALLOWED_FLAVORS_ANNOTATION = "kueue.x-k8s.io/workload-allowed-resource-flavors"
-
-# (flavor, resource) -> the shared FlavorResource. The snapshot's usage and quota maps are keyed
-# by interned instances, so a judgement's lookups with the shared instance hit by identity instead
-# of calling FlavorResource.__eq__; and the pairs of a run are few. Bounded like the model's
-# interning table (a pair past the bound is still correct, just built and interned per call).
-_FRS: dict[tuple[str, str], FlavorResource] = {}
-_FRS_LIMIT = 4096
-
-
-def flavor_resource(flavor: str, resource: str) -> FlavorResource:
-    """``FlavorResource(flavor, resource)``, the interned instance."""
-    fr = _FRS.get((flavor, resource))
-    if fr is None:
-        fr = intern(FlavorResource(flavor, resource))
-        if len(_FRS) < _FRS_LIMIT:
-            _FRS[(flavor, resource)] = fr
-    return fr
 
 
 @attrs.define
