@@ -62,6 +62,20 @@ def classic_targets(
     the k removals and r requested FlavorResources.
     """
     check_decision_args("classic_targets", preemptor, cluster_queue, assignment, snapshot, config, now, trace)
+    return checked_classic_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
+
+
+def checked_classic_targets(
+    preemptor: Workload,
+    cluster_queue: str,
+    assignment: Assignment,
+    snapshot: Snapshot,
+    config: PreemptionConfig,
+    now: datetime | None,
+    trace: DecisionTrace | None,
+) -> list[Target]:
+    """:func:`classic_targets` on arguments :func:`check_decision_args` has checked (for
+    :func:`~kueue_preempt.get_targets`, which checks them itself)."""
     ctx = DecisionContext(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     tr = ctx.trace
     if ctx.blocked_by_np_quota():
@@ -353,7 +367,14 @@ class _Lazy(Generic[T]):
 
     def __bool__(self) -> bool:
         if self._probe is not None and not self._items and self._source is not None:
-            return self._probe()
+            if self._probe():
+                return True
+            # The probe read every source and admitted nothing. What a bucket lists does not
+            # depend on the usage an attempt removes (only the index, the queues listed at
+            # entry and the candidates' own facts), so reading the source would find nothing
+            # too: drop it instead of listing the same streams again in the attempt.
+            self._source = None
+            return False
         return next(iter(self), None) is not None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ._context import check_decision_args
-from .classic import classic_targets
+from .classic import checked_classic_targets
 from .config import PreemptionConfig
 from .fairsharing import fair_targets
 from .model import Assignment, Target, Workload
@@ -36,4 +36,4 @@ def get_targets(
     check_decision_args("get_targets", preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     if config.fair_sharing is not None:
         return fair_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
-    return classic_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
+    return checked_classic_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)

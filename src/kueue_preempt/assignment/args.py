@@ -22,7 +22,7 @@ from ..quota import Snapshot
 from ..trace import DecisionTrace
 from .gates import AssignmentGates, QuotaCheckStrategy
 
-__all__ = ["AssignArgs", "check_assign_args", "check_callable"]
+__all__ = ["AssignArgs", "check_assign_args", "check_callable", "check_progress"]
 
 
 @attrs.frozen
@@ -78,7 +78,7 @@ def _counts(value: object, workload: Workload, fn: str) -> tuple[int, ...] | Non
     return tuple(items)
 
 
-def _progress(value: object, fn: str) -> tuple[Mapping[str, int], ...] | None:
+def check_progress(value: object, fn: str) -> tuple[Mapping[str, int], ...] | None:
     # FAS-12: per spec index, resource -> tried_flavor_idx (-1 = the group's last flavor).
     if value is None:
         return None
@@ -138,7 +138,7 @@ def check_assign_args(
         flavors=_flavors(resource_flavors, fn),
         strategy=_strategy(quota_check, fn),
         counts=_counts(counts, wl, fn),
-        progress=_progress(progress, fn),
+        progress=check_progress(progress, fn),
         pinned=_pinned(pinned, fn),
     )
 

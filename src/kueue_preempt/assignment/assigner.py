@@ -31,6 +31,7 @@ from .result import (
     PodSetStatus,
     ResourceAssignment,
     assignment_mode,
+    flavor_resource,
     mode_rank,
     most_severe,
     severity,
@@ -218,7 +219,7 @@ def run_assignment(
             )
             for r, choice in own.items():
                 borrowing = max(borrowing, choice.borrow)
-                fr = FlavorResource(choice.flavor, r)
+                fr = flavor_resource(choice.flavor, r)
                 usage[fr] = amount_add(usage.get(fr, 0), m.requests[r])
             stop = stop or error is not None or (bool(m.requests) and not own)
         if stop:

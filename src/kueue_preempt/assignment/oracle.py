@@ -26,6 +26,14 @@ def _targets(value: Iterable[Target]) -> tuple[Target, ...]:
     return tuple(value)
 
 
+def _possibility(value: PreemptionPossibility | str) -> PreemptionPossibility:
+    # A member as is: the oracle answers every FA-6 question with one, and calling the enum
+    # class on a member goes through EnumType.__call__.
+    if type(value) is PreemptionPossibility:
+        return value
+    return PreemptionPossibility(value)
+
+
 @attrs.frozen
 class OracleResult:
     """What the oracle found for one FlavorResource: the possibility and the borrowing level.
@@ -34,7 +42,7 @@ class OracleResult:
     asks :func:`~kueue_preempt.get_targets` again for the whole assignment, FAS-13).
     """
 
-    possibility: PreemptionPossibility = attrs.field(converter=PreemptionPossibility)
+    possibility: PreemptionPossibility = attrs.field(converter=_possibility)
     borrowing_level: int = 0
     targets: tuple[Target, ...] = attrs.field(default=(), converter=_targets)
 

@@ -15,7 +15,7 @@ from typing import Iterable, Mapping
 import attrs
 
 from .._checks import model_int, model_iterable, str_field
-from .._frozen import FrozenMap, frozen_map
+from .._frozen import FrozenMap, frozen_map, intern
 from ..errors import InvalidModel
 from ..model import Assignment, FlavorAssignmentMode, FlavorResource
 from ..quantity import UNLIMITED, amount_add, amount_input
@@ -31,7 +31,27 @@ __all__ = [
     "most_severe",
     "mode_rank",
     "assignment_mode",
+    "flavor_resource",
 ]
+
+
+# (flavor, resource) -> the shared FlavorResource. The snapshot's usage and quota maps are keyed
+# by interned instances, so the scan's lookups (and the Assignment built from a result) with the
+# shared instance hit by identity instead of calling FlavorResource.__eq__; and the pairs of a
+# run are few. Bounded like the model's
+# interning table (a pair past the bound is still correct, just built and interned per call).
+_FRS: dict[tuple[str, str], FlavorResource] = {}
+_FRS_LIMIT = 4096
+
+
+def flavor_resource(flavor: str, resource: str) -> FlavorResource:
+    """``FlavorResource(flavor, resource)``, the interned instance."""
+    fr = _FRS.get((flavor, resource))
+    if fr is None:
+        fr = intern(FlavorResource(flavor, resource))
+        if len(_FRS) < _FRS_LIMIT:
+            _FRS[(flavor, resource)] = fr
+    return fr
 
 
 class NoFitReason:
@@ -71,6 +91,14 @@ def mode_rank(mode: FlavorAssignmentMode) -> int:
     return _MODE_RANK.get(mode, 2)
 
 
+def _api_mode(value: FlavorAssignmentMode | str) -> FlavorAssignmentMode:
+    # The converter of the ``mode`` fields. The assigner passes members, built several times
+    # per assignment; calling the enum class on a member goes through EnumType.__call__.
+    if type(value) is FlavorAssignmentMode:
+        return value
+    return FlavorAssignmentMode(value)
+
+
 @attrs.frozen
 class ResourceAssignment:
     """The flavor chosen for one resource of a pod set (FAS-7a, FAS-10a).
@@ -81,7 +109,7 @@ class ResourceAssignment:
     """
 
     flavor: str
-    mode: FlavorAssignmentMode = attrs.field(converter=FlavorAssignmentMode)
+    mode: FlavorAssignmentMode = attrs.field(converter=_api_mode)
     tried_flavor_idx: int = -1
     borrow: int = 0
 
@@ -95,7 +123,7 @@ class FlavorAttempt:
     """One flavor the scan examined for a pod-set group (FAS-23, Kueue's FlavorAssignmentAttempt)."""
 
     flavor: str
-    mode: FlavorAssignmentMode = attrs.field(converter=FlavorAssignmentMode)
+    mode: FlavorAssignmentMode = attrs.field(converter=_api_mode)
     borrow: int = 0
     preemption_possibility: PreemptionPossibility | None = None
     reasons: tuple[str, ...] = attrs.field(default=(), converter=_sorted_unique)
@@ -167,6 +195,8 @@ def assignment_mode(pod_sets: Iterable[PodSetAssignment]) -> FlavorAssignmentMod
 # FlavorAssignment is built once per assign_flavors call (not per flavor), so checking its
 # fields here costs O(pod sets + flavor-resources) per decision.
 def _pod_sets(value: Iterable[PodSetAssignment]) -> tuple[PodSetAssignment, ...]:
+    if type(value) is list and all(type(ps) is PodSetAssignment for ps in value):
+        return tuple(value)  # the assigner's own list: the check below, without its ABC tests
     return model_iterable(value, PodSetAssignment, "FlavorAssignment", "pod_sets")
 
 
@@ -244,7 +274,7 @@ class FlavorAssignment:
     def preempt_flavor_resources(self) -> frozenset[FlavorResource]:
         """FA-2: the FlavorResources whose mode is ``Preempt``."""
         return frozenset(
-            FlavorResource(f.flavor, r)
+            flavor_resource(f.flavor, r)
             for ps in self.pod_sets
             for r, f in ps.flavors.items()
             if f.mode is FlavorAssignmentMode.PREEMPT
@@ -263,7 +293,7 @@ class FlavorAssignment:
                 choice = ps.flavors.get(r)
                 if q == 0 or choice is None:
                     continue
-                fr = FlavorResource(choice.flavor, r)
+                fr = flavor_resource(choice.flavor, r)
                 out[fr] = amount_add(out.get(fr, 0), q)
         return out
 

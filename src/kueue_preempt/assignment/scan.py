@@ -32,7 +32,7 @@ from .modes import (
 )
 from .oracle import PreemptionOracle
 from .requests import PodSetRequest, fnv_order
-from .result import FlavorAttempt, NoFitReason, ResourceAssignment, most_severe
+from .result import FlavorAttempt, NoFitReason, ResourceAssignment, flavor_resource, most_severe
 
 __all__ = ["ScanContext", "ScanResult", "scan", "ALLOWED_FLAVORS_ANNOTATION"]
 
@@ -118,7 +118,7 @@ def _judge(
     preference = ctx.cq.flavor_fungibility.preference
     j = _Judgement(GranularMode(PreemptionMode.FIT, 0), 0, [], "", {})
     for resource, request in requests:  # every resource is judged, even after a noFit
-        fr = FlavorResource(flavor, resource)
+        fr = flavor_resource(flavor, resource)
         assumed = usage.get(fr, 0)
         val = amount_add(assumed, request)
         pot = snapshot.potential_available(node, fr)
@@ -291,7 +291,7 @@ def scan(
         idx = -1 if last == len(names) - 1 else last
     else:
         idx = 0
-    chosen = {r: attrs.evolve(a, tried_flavor_idx=idx) for r, a in best.items()}
+    chosen = {r: ResourceAssignment(a.flavor, a.mode, idx, a.borrow) for r, a in best.items()}
     if best_mode.preemption_mode is PreemptionMode.FIT:
         return ScanResult(chosen, [], None, attempts)
     return ScanResult(chosen, reasons, None, attempts)

@@ -1,7 +1,7 @@
 """A head's nomination: flavor assignment, targets, partial admission (SC-NOM-2).
 
-Built on :func:`kueue_preempt.assignment.assign_flavors` (the one flavor assigner) and
-:func:`kueue_preempt.get_targets`; this module only adds what the scheduler does around
+Built on :func:`kueue_preempt.assignment.assign_flavors` (the one flavor assigner, entered
+through its unchecked body ``run_assignment``) and :func:`kueue_preempt.get_targets`; this module only adds what the scheduler does around
 them: resuming the scan from the recorded progress (SC-FR-2), pinning flavors during a
 recomputation (SC-PE-3a), the partial-admission search (FAS-14 via ``search_counts``), and
 the per-entry values the cycle reads (usage, admission, scan progress, attempts text).
@@ -10,11 +10,15 @@ the per-entry values the cycle reads (usage, admission, scan progress, attempts 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Hashable, Mapping, Sequence
+from typing import Hashable, Iterable, Mapping, Sequence
 
-from ..assignment import AssignmentGates, FlavorAssignment, QuotaCheckStrategy, assign_flavors, search_counts
+import attrs
+
+from ..assignment import AssignmentGates, FlavorAssignment, QuotaCheckStrategy, search_counts
+from ..assignment.args import AssignArgs, check_progress
+from ..assignment.assigner import run_assignment
 from ..assignment.oracle import OracleResult, judge_targets
-from ..config import PreemptionConfig
+from ..config import FeatureGates, PreemptionConfig
 from ..flavors import ResourceFlavor
 from ..model import Assignment, FlavorAssignmentMode, FlavorResource, PodSetUsage, Target, Workload
 from ..preemption import get_targets
@@ -48,6 +52,50 @@ def _gates(config: CycleConfig) -> AssignmentGates:
     )
 
 
+# The gates and the quota-check strategy are functions of the (frozen) FeatureGates and the
+# ``ignore_undeclared_resources`` flag; building and validating an AssignmentGates costs more
+# than the lookup, and every nomination needs one. Keyed by identity: the FeatureGates object is
+# kept alive in the value, so its id cannot be reused while the entry exists, and being frozen
+# it cannot change. A handful of configurations exist per process; the bound only guards
+# against a caller building a fresh one per call.
+_GATES: dict[int, tuple[FeatureGates, AssignmentGates]] = {}
+_GATES_LIMIT = 64
+
+
+def _gates_of(config: CycleConfig) -> AssignmentGates:
+    """:func:`_gates` memoised per FeatureGates instance."""
+    fg = config.gates
+    hit = _GATES.get(id(fg))
+    if hit is not None and hit[0] is fg:
+        return hit[1]
+    gates = _gates(config)
+    if len(_GATES) >= _GATES_LIMIT:
+        _GATES.clear()
+    _GATES[id(fg)] = (fg, gates)
+    return gates
+
+
+# Assignments the oracle and SC-NOM-2 pass to get_targets, shared by value. ``Assignment``'s
+# converters check and convert every amount (and format an error context per amount), and the
+# same few (FlavorResource, amount) requests recur over a run. An Assignment is immutable and a
+# pure function of its (ordered) requests and (ordered) preempt set, so the memo is keyed on
+# exactly those; bounded like the interning table.
+_ASSIGNMENTS: dict[tuple[tuple[tuple[FlavorResource, int], ...], tuple[FlavorResource, ...]], Assignment] = {}
+_ASSIGNMENTS_LIMIT = 4096
+
+
+def _assignment(requests: Mapping[FlavorResource, int], preempt: Iterable[FlavorResource]) -> Assignment:
+    """``Assignment(requests=requests, preempt=preempt)``, shared with an equal earlier one."""
+    key = (tuple(requests.items()), tuple(preempt))
+    found = _ASSIGNMENTS.get(key)
+    if found is None:
+        found = Assignment(requests=requests, preempt=key[1])
+        if len(_ASSIGNMENTS) >= _ASSIGNMENTS_LIMIT:
+            _ASSIGNMENTS.clear()
+        _ASSIGNMENTS[key] = found
+    return found
+
+
 class _RememberingOracle:
     """FA-6 as :class:`~kueue_preempt.assignment.TargetsOracle` answers it, remembering each
     :func:`get_targets` result for the rest of one nomination.
@@ -73,7 +121,7 @@ class _RememberingOracle:
     def __call__(
         self, workload: Workload, cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot, /
     ) -> OracleResult:
-        targets = self.targets(workload, cluster_queue, Assignment(requests={fr: amount}, preempt={fr}), snapshot)
+        targets = self.targets(workload, cluster_queue, _assignment({fr: amount}, (fr,)), snapshot)
         return judge_targets(targets, cluster_queue, fr, amount, snapshot)
 
 
@@ -99,6 +147,24 @@ def _pins_arg(pins: Mapping[tuple[str, str], str] | None) -> dict[str, dict[str,
     return out
 
 
+# PodSetUsage values of admissions, shared by value: its converters check every name and amount,
+# and the admissions of a run repeat a few shapes. A PodSetUsage is immutable and a pure
+# function of its (ordered) fields, which are the key; bounded like the interning table.
+_POD_SET_USAGES: dict[tuple[str, int, tuple[tuple[str, str], ...], tuple[tuple[str, int], ...]], PodSetUsage] = {}
+_POD_SET_USAGES_LIMIT = 4096
+
+
+def _pod_set_usage(name: str, count: int, flavors: dict[str, str], usage: dict[str, int]) -> PodSetUsage:
+    key = (name, count, tuple(flavors.items()), tuple(usage.items()))
+    found = _POD_SET_USAGES.get(key)
+    if found is None:
+        found = PodSetUsage(name=name, count=count, flavors=flavors, usage=usage)
+        if len(_POD_SET_USAGES) >= _POD_SET_USAGES_LIMIT:
+            _POD_SET_USAGES.clear()
+        _POD_SET_USAGES[key] = found
+    return found
+
+
 def admission_pod_sets(a: FlavorAssignment) -> tuple[PodSetUsage, ...]:
     """SC-AD-1: per pod set in spec order, the flavors and the reported request of every
     resource that received a flavor."""
@@ -106,7 +172,7 @@ def admission_pod_sets(a: FlavorAssignment) -> tuple[PodSetUsage, ...]:
     for ps in sorted(a.pod_sets, key=lambda p: p.spec_index):
         flavors = {r: f.flavor for r, f in ps.flavors.items()}
         usage = {r: ps.requests.get(r, 0) for r in flavors}
-        out.append(PodSetUsage(name=ps.name, count=ps.count, flavors=flavors, usage=usage))
+        out.append(_pod_set_usage(ps.name, ps.count, flavors, usage))
     return tuple(out)
 
 
@@ -173,30 +239,31 @@ def nominate(
     and ``shape`` are written into the returned scan progress (what SC-FR-3 later compares).
     """
     stamp = (generation, cycle, shape)
-    gates = _gates(config)
+    gates = _gates_of(config)
     quota_check = QuotaCheckStrategy.IGNORE_UNDECLARED if config.ignore_undeclared_resources else QuotaCheckStrategy.BLOCK_UNDECLARED
     prog = _progress_arg(progress) if config.flavor_fungibility else None
     pinned = _pins_arg(pins)
     oracle = _RememberingOracle(config.preemption, now)
+    # The assigner's arguments, as check_assign_args would normalise them. Everything but the
+    # recorded progress is the scheduler's own (its models, gates and oracle built above, pins
+    # from its nomination, counts from search_counts), so only the progress — which a caller's
+    # QueueState carries — is checked, with the assigner's own check and error.
+    checked = AssignArgs(
+        flavors={rf.name: rf for rf in flavors.values()},
+        strategy=quota_check,
+        counts=None,
+        progress=check_progress(prog, "assign_flavors"),
+        pinned=pinned,
+    )
 
     def run(counts: Sequence[int] | None) -> tuple[FlavorAssignment, list[Target]]:
-        a = assign_flavors(
-            workload,
-            cluster_queue,
-            snapshot,
-            flavors,
-            config=config.preemption,
-            gates=gates,
-            quota_check=quota_check,
-            counts=counts,
-            progress=prog,
-            pinned=pinned,
-            now=now,
-            oracle=oracle,
-        )
+        args = checked if counts is None else attrs.evolve(checked, counts=tuple(counts))
+        a = run_assignment(workload, cluster_queue, snapshot, args, config.preemption, gates, oracle, now, None)
         targets: list[Target] = []
         if a.mode is FlavorAssignmentMode.PREEMPT:
-            targets = oracle.targets(workload, cluster_queue, a.to_assignment(), snapshot)
+            targets = oracle.targets(
+                workload, cluster_queue, _assignment(a.total_requests(), a.preempt_flavor_resources()), snapshot
+            )
         return a, targets
 
     full, targets = run(None)
