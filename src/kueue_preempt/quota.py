@@ -754,7 +754,10 @@ class Snapshot:
         self._index_valid = False
 
     def index_for(self, config: PreemptionConfig) -> CandidateIndex | None:
-        """The candidate index, if it is current and built for ``config``'s ordering key."""
+        """The candidate index, if it is current and built for ``config``'s ordering key.
+
+        Removals inside :meth:`preserved` hide their entries (see ``__init__``) and keep it
+        current; any other change of a workload set inside the block makes it stale."""
         index = self._index
         if index is None or not self._index_valid or not index.matches(config) or not self.entries_match(config):
             return None

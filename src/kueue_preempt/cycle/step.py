@@ -358,7 +358,7 @@ def _snapshot(c: _Cluster, config: CycleConfig) -> Snapshot:
     # Every nomination asks get_targets (and the FA-6 oracle, once per flavor-resource) for
     # candidates; the sorted candidate index answers those without sorting every workload of
     # the tree each time. The cycle only adds usage (never workloads) outside what-if blocks,
-    # so the index stays current; inside a block that removes victims it is bypassed.
+    # so the index stays current; a block that removes victims hides them from it (Snapshot._hidden).
     snapshot.enable_index(config.preemption)
     return snapshot
 
