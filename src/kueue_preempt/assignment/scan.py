@@ -127,8 +127,7 @@ def _judge(
             j.reasons.append(messages.insufficient_quota(resource, flavor, assumed, request, pot))
             nfr = NoFitReason.EXCEEDS_MAX_QUOTA
         else:
-            height, may_reclaim = snapshot.lowest_fitting_height(node, fr, val)
-            available = snapshot.available(node, fr)
+            height, may_reclaim, available = snapshot.fitting_height_and_available(node, fr, val)
             quota = ctx.cq.quotas.get(fr)
             nominal = quota.nominal if quota is not None else 0
             if val <= available:
