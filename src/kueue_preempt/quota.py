@@ -943,7 +943,19 @@ class Snapshot:
         """Q-13: does ``request`` fit in ``node``'s own quota, and what remains above its local headroom."""
         fits = True
         remaining: dict[FlavorResource, int] = {}
+        plans = node.plans
         for fr, v in request.items():
+            # The node's own link of its quota plan: the static numbers in one lookup, and
+            # plain arithmetic when they are small (see _SMALL); else the saturating formula.
+            plan = plans.get(fr) or self._plan(node, fr)
+            _, usage, lq, sq, _ = plan[0][0]
+            u = usage.get(fr, 0)
+            if plan[3] and -_SMALL < v < _SMALL and -_SMALL < u < _SMALL:
+                if sq < u + v:
+                    fits = False
+                r = v - (lq - u) if lq is not None and lq > u else v  # Q-8's local headroom
+                remaining[fr] = r if r > 0 else 0
+                continue
             if node.subtree_quota.get(fr, 0) < amount_add(node.usage.get(fr, 0), v):
                 fits = False
             remaining[fr] = max(0, amount_sub(v, self.local_available(node, fr)))
