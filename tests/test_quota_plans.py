@@ -110,9 +110,22 @@ def usages(snap: Snapshot) -> dict[str, int]:
     return {n.name: n.usage[CPU] for n in nodes if CPU in n.usage}
 
 
+def reference_fit_probe(snap: Snapshot, node: QuotaNode, v: int) -> tuple[bool, dict[FlavorResource, int]]:
+    """Q-13 in saturating arithmetic over the node maps."""
+    fits = node.subtree_quota.get(CPU, 0) >= amount_add(node.usage.get(CPU, 0), v)
+    return fits, {CPU: max(0, amount_sub(v, snap.local_available(node, CPU)))}
+
+
 def check_available(snap: Snapshot) -> None:
     for node in list(snap.cluster_queues.values()) + list(snap.cohorts.values()):
         assert snap.available(node, CPU) == reference_available(node), node.name
+        # Q-10's cache, Q-16's and Q-13's plain paths equal their saturating versions.
+        assert snap.potential_available(node, CPU) == Snapshot._potential_available(node, CPU)
+        for v in (*range(0, 40), HUGE, UNLIMITED - 1, UNLIMITED):
+            expected = snap._lowest_fitting_height(node, CPU, v)
+            assert snap.lowest_fitting_height(node, CPU, v) == expected, (node.name, v)
+            assert snap.fitting_height_and_available(node, CPU, v) == (*expected, snap.available(node, CPU))
+            assert snap.fit_probe(node, {CPU: v}) == reference_fit_probe(snap, node, v), (node.name, v)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

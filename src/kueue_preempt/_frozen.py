@@ -13,7 +13,7 @@ K = TypeVar("K")
 V = TypeVar("V")
 D = TypeVar("D")
 
-__all__ = ["FrozenMap", "frozen_map", "interned_map", "intern"]
+__all__ = ["FrozenMap", "frozen_map", "owned_map", "interned_map", "intern"]
 
 
 class FrozenMap(Mapping[K, V], Generic[K, V]):
@@ -82,11 +82,27 @@ def frozen_map(data: Mapping[K, V] | None = None) -> FrozenMap[K, V]:
 
     Every empty map is one shared instance: most workloads have no annotations or labels.
     """
-    if isinstance(data, FrozenMap):
+    # Exact-type tests first: isinstance against a Mapping ABC subclass goes through the ABC
+    # machinery, and this converter runs for every map field of every model object built.
+    t = type(data)
+    if t is FrozenMap:
+        return data  # type: ignore[return-value]
+    if t is not dict and isinstance(data, FrozenMap):
         return data
     if not data:
         return _EMPTY  # type: ignore[return-value]
     return FrozenMap(data)
+
+
+def owned_map(data: dict[K, V]) -> FrozenMap[K, V]:
+    """:func:`frozen_map` of a dict the caller built for it and never touches again: wrapped
+    without the copy (the copy only guards against later mutation by the caller)."""
+    if not data:
+        return _EMPTY  # type: ignore[return-value]
+    m: FrozenMap[K, V] = FrozenMap.__new__(FrozenMap)
+    m._data = data
+    m._hash = None
+    return m
 
 
 # Interning: tens of thousands of workloads share a handful of distinct flavor maps, usage

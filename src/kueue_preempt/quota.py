@@ -109,6 +109,7 @@ class QuotaNode:
         "over_children",
         "over_queues",
         "plans",
+        "potential",
     )
 
     def __init__(self, name: str, is_cluster_queue: bool) -> None:
@@ -139,6 +140,9 @@ class QuotaNode:
         # Per FlavorResource, the static quota numbers of this node's path (see _QuotaPlan),
         # built on first use: quotas never change after the snapshot is built.
         self.plans: dict[FlavorResource, _QuotaPlan] = {}
+        # Per FlavorResource, Q-10's potential available (static too), built on first use:
+        # every flavor judgement asks it.
+        self.potential: dict[FlavorResource, int] = {}
 
     @property
     def kind(self) -> str:
@@ -300,6 +304,26 @@ def _plain_after_add(plan: _QuotaPlan, fr: FlavorResource, v: int) -> dict[Quota
             break
         v -= la
     return after
+
+
+def _plain_fitting_height(plan: _QuotaPlan, fr: FlavorResource, value: int) -> tuple[int, bool] | None:
+    """:meth:`Snapshot.lowest_fitting_height` (Q-16) along ``plan``'s links in plain
+    arithmetic, for a small plan and ``value`` (see :data:`_SMALL`); None if a usage is out of
+    range. ``rem`` only loses a local headroom in [0, _SMALL) per level, so it stays far from
+    the int64 bounds over at most :data:`_SMALL_DEPTH` levels."""
+    links = plan[0]
+    rem = value
+    for i, (node, node_usage, lq, sq, is_root) in enumerate(links):
+        u = node_usage.get(fr, 0)
+        if not -_SMALL < u < _SMALL:
+            return None
+        if u + rem <= sq:  # not borrowing with rem more (Q-11)
+            return (0, not is_root) if i == 0 else (node.height, not is_root)
+        if i == 0 and is_root:
+            return 0, False
+        if lq is not None and lq > u:  # Q-8's local headroom
+            rem -= lq - u
+    return links[-1][0].height, False
 
 
 class _Preserved(AbstractContextManager["Snapshot"]):
@@ -869,7 +893,15 @@ class Snapshot:
         return max(0, a)
 
     def potential_available(self, node: QuotaNode, fr: FlavorResource) -> int:
-        """Q-10: what ``node`` could use of ``fr`` if nothing else were used. O(depth)."""
+        """Q-10: what ``node`` could use of ``fr`` if nothing else were used. O(depth) once,
+        then O(1): it reads only quotas, which never change after the snapshot is built."""
+        cached = node.potential.get(fr)
+        if cached is None:
+            cached = node.potential[fr] = self._potential_available(node, fr)
+        return cached
+
+    @staticmethod
+    def _potential_available(node: QuotaNode, fr: FlavorResource) -> int:
         path = node.path
         a = path[-1].subtree_quota.get(fr, 0)
         for i in range(len(path) - 2, -1, -1):
@@ -914,7 +946,19 @@ class Snapshot:
         """Q-13: does ``request`` fit in ``node``'s own quota, and what remains above its local headroom."""
         fits = True
         remaining: dict[FlavorResource, int] = {}
+        plans = node.plans
         for fr, v in request.items():
+            # The node's own link of its quota plan: the static numbers in one lookup, and
+            # plain arithmetic when they are small (see _SMALL); else the saturating formula.
+            plan = plans.get(fr) or self._plan(node, fr)
+            _, usage, lq, sq, _ = plan[0][0]
+            u = usage.get(fr, 0)
+            if plan[3] and -_SMALL < v < _SMALL and -_SMALL < u < _SMALL:
+                if sq < u + v:
+                    fits = False
+                r = v - (lq - u) if lq is not None and lq > u else v  # Q-8's local headroom
+                remaining[fr] = r if r > 0 else 0
+                continue
             if node.subtree_quota.get(fr, 0) < amount_add(node.usage.get(fr, 0), v):
                 fits = False
             remaining[fr] = max(0, amount_sub(v, self.local_available(node, fr)))
@@ -1015,6 +1059,26 @@ class Snapshot:
 
     def lowest_fitting_height(self, cq: QuotaNode, fr: FlavorResource, value: int) -> tuple[int, bool]:
         """Q-16: the borrowing level of ``value`` more ``fr`` and whether a proper subtree fits it."""
+        plan = cq.plans.get(fr) or self._plan(cq, fr)
+        if plan[3] and -_SMALL < value < _SMALL:
+            got = _plain_fitting_height(plan, fr, value)
+            if got is not None:
+                return got
+        return self._lowest_fitting_height(cq, fr, value)
+
+    def fitting_height_and_available(self, cq: QuotaNode, fr: FlavorResource, value: int) -> tuple[int, bool, int]:
+        """:meth:`lowest_fitting_height` and :meth:`available` at once (a flavor judgement
+        asks both, FAS-6): the quota plan is looked up once. The same answers as those."""
+        plan = cq.plans.get(fr) or self._plan(cq, fr)
+        got = None
+        if plan[3] and -_SMALL < value < _SMALL:
+            got = _plain_fitting_height(plan, fr, value)
+        if got is None:
+            got = self._lowest_fitting_height(cq, fr, value)
+        return got[0], got[1], self.available(cq, fr)
+
+    def _lowest_fitting_height(self, cq: QuotaNode, fr: FlavorResource, value: int) -> tuple[int, bool]:
+        """:meth:`lowest_fitting_height` in saturating arithmetic (Q-2), for any numbers."""
         if not self.borrowing_with(cq, fr, value) or cq.parent is None:
             return 0, cq.parent is not None
         rem = amount_sub(value, self.local_available(cq, fr))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Iterable, Mapping, Sequence
 
+from .._frozen import owned_map
 from ..config import PreemptionConfig
 from ..errors import InvalidModel
 from ..flavors import ResourceFlavor, groups_of_quota_keys
@@ -214,8 +215,8 @@ def run_assignment(
         stop = False
         for m in members:
             own = {r: flavors[r] for r in m.requests if r in flavors}
-            pod_sets.append(
-                PodSetAssignment(m.spec.name, m.count, own, status, m.requests, group_attempts, m.index)
+            pod_sets.append(  # own is only read from here on: frozen without a copy
+                PodSetAssignment(m.spec.name, m.count, owned_map(own), status, m.requests, group_attempts, m.index)
             )
             for r, choice in own.items():
                 borrowing = max(borrowing, choice.borrow)

@@ -15,7 +15,7 @@ from typing import Iterable, Mapping
 import attrs
 
 from .._checks import model_int, model_iterable, str_field
-from .._frozen import FrozenMap, frozen_map, intern
+from .._frozen import FrozenMap, frozen_map, intern, owned_map
 from ..errors import InvalidModel
 from ..model import Assignment, FlavorAssignmentMode, FlavorResource
 from ..quantity import UNLIMITED, amount_add, amount_input
@@ -201,7 +201,8 @@ def _pod_sets(value: Iterable[PodSetAssignment]) -> tuple[PodSetAssignment, ...]
 
 
 def _usage(value: Mapping[FlavorResource, int | str]) -> FrozenMap[FlavorResource, int]:
-    if not isinstance(value, Mapping):
+    # A dict (the assigner's) skips the Mapping ABC test, the slow part of isinstance here.
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise InvalidModel(
             "FlavorAssignment", "usage", f"expected a mapping of FlavorResource to amount, got {type(value).__name__}"
         )
@@ -215,7 +216,7 @@ def _usage(value: Mapping[FlavorResource, int | str]) -> FrozenMap[FlavorResourc
             out[fr] = v
         else:
             out[fr] = amount_input(v, fr.resource, obj="FlavorAssignment", field=f"usage[{fr}]")
-    return frozen_map(out)
+    return owned_map(out)  # built here: frozen without another copy
 
 
 def _borrowing(inst: object, attr: attrs.Attribute[int], value: int) -> None:
@@ -265,7 +266,7 @@ class FlavorAssignment:
     def tried_flavor_idx(self) -> tuple[FrozenMap[str, int], ...]:
         """The scan progress record (FAS-12): per pod set in ``pod_sets`` order,
         resource -> ``tried_flavor_idx``. Pass it back as ``progress`` to resume the scans."""
-        return tuple(frozen_map({r: f.tried_flavor_idx for r, f in ps.flavors.items()}) for ps in self.pod_sets)
+        return tuple(owned_map({r: f.tried_flavor_idx for r, f in ps.flavors.items()}) for ps in self.pod_sets)
 
     def nomination_mapping(self) -> dict[str, dict[str, str]]:
         """Per pod-set name, resource -> chosen flavor: the pins of a recomputation (FAS-5a case 1)."""

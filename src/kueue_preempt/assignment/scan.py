@@ -127,13 +127,13 @@ def _judge(
             j.reasons.append(messages.insufficient_quota(resource, flavor, assumed, request, pot))
             nfr = NoFitReason.EXCEEDS_MAX_QUOTA
         else:
-            height, may_reclaim = snapshot.lowest_fitting_height(node, fr, val)
-            available = snapshot.available(node, fr)
-            quota = ctx.cq.quotas.get(fr)
-            nominal = quota.nominal if quota is not None else 0
+            height, may_reclaim, available = snapshot.fitting_height_and_available(node, fr, val)
             if val <= available:
                 mode, nfr = GranularMode(PreemptionMode.FIT, height), NoFitReason.NONE
             else:
+                # The nominal quota is read only here: a fitting resource (the usual case) never needs it.
+                quota = ctx.cq.quotas.get(fr)
+                nominal = quota.nominal if quota is not None else 0
                 j.reasons.append(messages.insufficient_unused_quota(resource, flavor, amount_sub(val, available)))
                 if nominal >= val or may_reclaim or ctx.may_preempt_while_borrowing():
                     found = ctx.oracle(ctx.workload, ctx.cq.name, fr, val, snapshot)

@@ -14,6 +14,7 @@ from typing import Hashable, Iterable, Mapping, Sequence
 
 import attrs
 
+from .._frozen import owned_map
 from ..assignment import AssignmentGates, FlavorAssignment, QuotaCheckStrategy, search_counts
 from ..assignment.args import AssignArgs, check_progress
 from ..assignment.assigner import run_assignment
@@ -196,8 +197,9 @@ def flavors_considered(a: FlavorAssignment) -> str:
 
 
 def _nomination(a: FlavorAssignment, targets: Sequence[Target], stamp: tuple[int, int, Hashable]) -> Nomination:
+    # Both maps are built here for the nomination alone: frozen without a copy (owned_map).
     tried: dict[tuple[int, str], int] = {(i, r): f.tried_flavor_idx for i, ps in enumerate(a.pod_sets) for r, f in ps.flavors.items()}
-    pins = {(ps.name, r): f.flavor for ps in a.pod_sets for r, f in ps.flavors.items()}
+    pins = owned_map({(ps.name, r): f.flavor for ps in a.pod_sets for r, f in ps.flavors.items()})
     mode = _MODES[a.mode]
     # The admission and the <F> text are read only when the head is admitted as nominated
     # (SC-AD-1, SC-EVT-1), i.e. for a Fit: most nominations of a busy cluster are not.
@@ -211,7 +213,7 @@ def _nomination(a: FlavorAssignment, targets: Sequence[Target], stamp: tuple[int
         no_fit_reason=a.no_fit_reason,
         pod_sets=admission_pod_sets(a) if fit else (),
         # Stamped here, once: stamping a finished nomination copied it and its progress (SC-FR-3).
-        progress=ScanProgress(tried, *stamp) if tried else None,
+        progress=ScanProgress(owned_map(tried), *stamp) if tried else None,
         pins=pins,
         flavors_considered=flavors_considered(a) if fit else "",
     )
