@@ -1,10 +1,11 @@
 """A head's nomination: flavor assignment, targets, partial admission (SC-NOM-2).
 
 Built on :func:`kueue_preempt.assignment.assign_flavors` (the one flavor assigner, entered
-through its unchecked body ``run_assignment``) and :func:`kueue_preempt.get_targets`; this module only adds what the scheduler does around
-them: resuming the scan from the recorded progress (SC-FR-2), pinning flavors during a
-recomputation (SC-PE-3a), the partial-admission search (FAS-14 via ``search_counts``), and
-the per-entry values the cycle reads (usage, admission, scan progress, attempts text).
+through its unchecked body ``run_assignment``) and :func:`kueue_preempt.get_targets`; this
+module only adds what the scheduler does around them: resuming the scan from the recorded
+progress (SC-FR-2), pinning flavors during a recomputation (SC-PE-3a), the partial-admission
+search (FAS-14 via ``search_counts``), and the per-entry values the cycle reads (usage,
+admission, scan progress, attempts text).
 """
 
 from __future__ import annotations
