@@ -1068,14 +1068,9 @@ class Snapshot:
 
     def fitting_height_and_available(self, cq: QuotaNode, fr: FlavorResource, value: int) -> tuple[int, bool, int]:
         """:meth:`lowest_fitting_height` and :meth:`available` at once (a flavor judgement
-        asks both, FAS-6): the quota plan is looked up once. The same answers as those."""
-        plan = cq.plans.get(fr) or self._plan(cq, fr)
-        got = None
-        if plan[3] and -_SMALL < value < _SMALL:
-            got = _plain_fitting_height(plan, fr, value)
-        if got is None:
-            got = self._lowest_fitting_height(cq, fr, value)
-        return got[0], got[1], self.available(cq, fr)
+        asks both, FAS-6)."""
+        height, may_reclaim = self.lowest_fitting_height(cq, fr, value)
+        return height, may_reclaim, self.available(cq, fr)
 
     def _lowest_fitting_height(self, cq: QuotaNode, fr: FlavorResource, value: int) -> tuple[int, bool]:
         """:meth:`lowest_fitting_height` in saturating arithmetic (Q-2), for any numbers."""

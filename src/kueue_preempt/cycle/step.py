@@ -498,16 +498,7 @@ class _Cycle:
             return min(map(keys.__getitem__, q.active))[3] if q.active else None
         except KeyError:
             pass
-        best: tuple[int, int, str, str] | None = None
-        for k in q.active:
-            ok = keys.get(k)
-            if ok is None:
-                w = known.get(k)
-                if w is None:
-                    continue
-                ok = keys[k] = _order_key(w, self.config)
-            if best is None or ok < best:
-                best = ok
+        best = min(filter(None, map(self._order_key_of, q.active)), default=None)
         return None if best is None else best[3]
 
     def _order_key_of(self, key: str) -> tuple[int, int, str, str] | None:
