@@ -525,10 +525,14 @@ class _Cycle:
         if cached is not None and cached[0] is active:
             heap = cached[1]
         else:
-            try:  # every key cached: the common case, one C-level pass
-                heap = list(map(self.order_keys.__getitem__, active))
-            except KeyError:
-                heap = [ok for ok in map(self._order_key_of, active) if ok is not None]
+            found: list[tuple[int, int, str, str] | None] = list(map(self.order_keys.get, active))  # one C pass
+            if None not in found:
+                heap = found  # type: ignore[assignment]  # no None in it, tested just above
+            else:
+                # Some keys are not cached yet (a released victim's new order key, say): only
+                # those are computed; a key whose workload is gone has none and is left out.
+                of = self._order_key_of
+                heap = [ok for ok in (o if o is not None else of(k) for o, k in zip(found, active)) if ok is not None]
             heapq.heapify(heap)
         keys = self.order_keys
         while heap:
@@ -1030,9 +1034,30 @@ class _Cycle:
         )
 
 
+# _resource_requests per pod-set tuple, keyed by identity: every pending write asks for the
+# requests of its head, and a run's workloads share a few spec tuples (arrivals reuse them).
+# A tuple of frozen PodSetSpec is immutable, and the value keeps it alive, so its id cannot
+# be reused while the entry exists; bounded like the other per-process memos.
+_REQUESTS: dict[int, tuple[tuple[PodSetSpec, ...], tuple[tuple[str, FrozenMap[str, int]], ...]]] = {}
+_REQUESTS_LIMIT = 4096
+
+
 def _resource_requests(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
     """SC-MSG-3's ``status.resourceRequests`` of these pod sets (per pod set, request x count),
     in the form :class:`WorkloadStatus` stores it — compared before a new status is built."""
+    if type(specs) is not tuple:
+        return _requests_of(specs)
+    hit = _REQUESTS.get(id(specs))
+    if hit is not None and hit[0] is specs:
+        return hit[1]
+    out = _requests_of(specs)
+    if len(_REQUESTS) >= _REQUESTS_LIMIT:
+        _REQUESTS.clear()
+    _REQUESTS[id(specs)] = (specs, out)
+    return out
+
+
+def _requests_of(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
     return tuple((ps.name, frozen_map({r: _mul(v, ps.count) for r, v in ps.requests.items()})) for ps in specs)
 
 
