@@ -26,10 +26,13 @@ seconds.
 
 Usage::
 
-    python benchmarks/bench_sim.py [--runs L-tier,large-scale] [--cqs 100] [--profile FILE] [--out DIR]
+    python benchmarks/bench_sim.py [--runs L-tier,large-scale] [--cqs 100] [--profile FILE] [--breakdown] [--out DIR]
 
 ``--cqs`` sets the ClusterQueues per cohort of the tier (100 = the L tier; fewer scale its
-admitted workloads and arrivals with it). Writes ``<out>/sim.json`` and ``<out>/sim.md``.
+admitted workloads and arrivals with it). ``--breakdown`` adds, per hot operation, its calls and
+seconds (nominations, their ``get_targets``, processing, requeues, head popping, requeue runs),
+the timeline's events by kind, and ``eventFloorSeconds``: the CPU time to build that many
+event objects and nothing else, measured right after the run. Writes ``<out>/sim.json`` and ``<out>/sim.md``.
 Needs only the package (``PYTHONPATH=src``). Results: docs/performance.md, section Simulation.
 """
 
@@ -249,11 +252,72 @@ def _timed(name: str, cqs: int, arrivals: int, admitted: int, run: Callable[[], 
     return row, result
 
 
-def measure_l_tier(cqs: int, profile: str | None = None) -> dict[str, Any]:
+# The operations --breakdown times: (module, attribute, label). Module-level functions are
+# wrapped where the cycle looks them up; methods on their class.
+_BREAKDOWN = (
+    ("kueue_preempt.cycle.step", "nominate", "nomination (SC-NOM-2)"),
+    ("kueue_preempt.cycle.nominate", "get_targets", "get_targets inside nominations"),
+    ("kueue_preempt.cycle.step:_Cycle", "process", "processing an entry (SC-PE-*)"),
+    ("kueue_preempt.cycle.step:_Cycle", "requeue", "requeue of a head not admitted (SC-RQ-5)"),
+    ("kueue_preempt.cycle.step:_Cycle", "pop_heads", "popping the heads of a cycle (SC-CY-2)"),
+    ("kueue_preempt.sim.engine:_Loop", "run_requeue", "inadmissible-requeue run (SC-IN-1)"),
+)
+
+
+def _install_breakdown() -> tuple[dict[str, list[float]], Callable[[], None]]:
+    """Wrap the operations of _BREAKDOWN with a timer; returns the tallies (label -> [calls,
+    seconds]) and an undo. The wrappers add about a microsecond per call."""
+    import importlib
+
+    tallies: dict[str, list[float]] = {}
+    undo: list[Callable[[], None]] = []
+    for where, attr, label in _BREAKDOWN:
+        mod_name, _, cls_name = where.partition(":")
+        owner: Any = importlib.import_module(mod_name)
+        if cls_name:
+            owner = getattr(owner, cls_name)
+        original = getattr(owner, attr)
+        tally = tallies[label] = [0, 0.0]
+
+        def timed(*a: Any, _f: Any = original, _t: list[float] = tally, **k: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return _f(*a, **k)
+            finally:
+                _t[0] += 1
+                _t[1] += time.perf_counter() - t0
+
+        setattr(owner, attr, timed)
+        undo.append(lambda o=owner, a=attr, f=original: setattr(o, a, f))
+
+    def restore() -> None:
+        for u in reversed(undo):
+            u()
+
+    return tallies, restore
+
+
+def _event_floor(result: SimulationResult) -> float:
+    """CPU seconds to build as many timeline objects of each kind as the run produced, with
+    nothing else done: the part of the run no scheduler can save (the issue asks for them)."""
+    counts = collections.Counter(type(e) for e in result.timeline)
+    samples = {type(e): e for e in result.timeline}
+    c0 = time.process_time()
+    for kind, n in counts.items():
+        fields = [getattr(samples[kind], a.name) for a in kind.__attrs_attrs__]
+        sink = [kind(*fields) for _ in range(n)]
+        del sink
+    return time.process_time() - c0
+
+
+def measure_l_tier(cqs: int, profile: str | None = None, breakdown: bool = False) -> dict[str, Any]:
     """The L-tier run: build the inputs (timed apart), then :func:`simulate` (resolving the
-    arrivals against the dump, the event loop and every cycle) under the clock."""
+    arrivals against the dump, the event loop and every cycle) under the clock. With
+    ``breakdown`` the hot operations are counted and timed (which slows the run slightly) and the
+    event floor is measured after it."""
     state, dump, arrivals, build_s = l_tier_inputs(cqs)
     name = "L-tier" if cqs == 100 else f"L-tier/{cqs}"
+    tallies, undo = _install_breakdown() if breakdown else ({}, lambda: None)
 
     def run() -> SimulationResult:
         if profile is None:
@@ -266,8 +330,18 @@ def measure_l_tier(cqs: int, profile: str | None = None) -> dict[str, Any]:
         return out
 
     admitted = len(dump.holding_quota())
-    row, result = _timed(name, len(dump.cluster_queues), len(arrivals.rows), admitted, run)
+    try:
+        row, result = _timed(name, len(dump.cluster_queues), len(arrivals.rows), admitted, run)
+    finally:
+        undo()
     row["buildSeconds"] = round(build_s, 2)
+    if breakdown:
+        row["breakdown"] = {
+            label: {"calls": int(n), "seconds": round(sec, 2), "microsPerCall": round(1e6 * sec / n, 1) if n else 0.0}
+            for label, (n, sec) in tallies.items()
+        }
+        row["timelineEvents"] = dict(collections.Counter(type(e).__name__ for e in result.timeline))
+        row["eventFloorSeconds"] = round(_event_floor(result), 2)
     last = max(r.at for r in arrivals.rows)
     nominal = sum(q.nominal for cq in dump.cluster_queues for q in cq.quotas.values())
     row.update(figures(result, last, nominal))
@@ -291,12 +365,14 @@ def main() -> None:
     parser.add_argument("--runs", default="L-tier,large-scale")
     parser.add_argument("--cqs", type=int, default=100, help="ClusterQueues per cohort of the L tier (100 = the tier)")
     parser.add_argument("--profile", default=None, help="write a cProfile of the L-tier run to this file")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="count and time the hot operations of the L-tier run, and measure its event floor")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     args = parser.parse_args()
     rows = []
     for name in args.runs.split(","):
         if name == "L-tier":
-            row = measure_l_tier(args.cqs, args.profile)
+            row = measure_l_tier(args.cqs, args.profile, args.breakdown)
         elif name == "large-scale":
             row = measure_large_scale()
         else:
