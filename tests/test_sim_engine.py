@@ -322,3 +322,27 @@ def test_pending_dump_workloads_are_in_the_start_state_without_a_wait() -> None:
         (0, "admitted", "team-a/train"),
     ]
     assert summarize(result.timeline, dump=dump).queue("team-a").wait.count == 0
+
+
+
+def test_a_run_restores_the_collector_thresholds_and_leaves_a_disabled_collector_off() -> None:
+    """The loop raises the young-generation threshold for the run (engine._fewer_collections)
+    and puts the caller's settings back, even when the caller switched collection off."""
+    import gc
+
+    before = gc.get_threshold()
+    seen: list[tuple[int, int, int]] = []
+
+    def controller(now: float, scheduler: Scheduler) -> float | None:
+        seen.append(gc.get_threshold())
+        return None
+
+    dump = small_dump()
+    run_simulation(FakeScheduler(dump), dump, _arrivals(*THREE), controllers=[controller])
+    assert seen and all(t[0] >= 50_000 for t in seen) and gc.get_threshold() == before
+    gc.disable()
+    try:
+        run_simulation(FakeScheduler(dump), dump, _arrivals(*THREE))
+        assert not gc.isenabled() and gc.get_threshold() == before
+    finally:
+        gc.enable()
