@@ -22,7 +22,7 @@ from .assignment import FlavorAssignment, FlavorAttempt, QuotaCheckStrategy, ass
 from .assignment.result import mode_rank
 from .config import PreemptionConfig
 from .cycle import CycleConfig
-from .cycle.nominate import _gates as cycle_gates
+from .cycle.nominate import _gates_of as cycle_gates
 from .flavors import ResourceFlavor
 from .io import WorkloadAssignment, to_assignment
 from .io._format import quantity_text

@@ -16,6 +16,7 @@ from typing import Hashable, Iterable, Mapping, Sequence
 import attrs
 
 from .._frozen import owned_map
+from .._memo import IdentityMemo
 from ..assignment import AssignmentGates, FlavorAssignment, QuotaCheckStrategy, search_counts
 from ..assignment.args import AssignArgs, check_progress
 from ..assignment.assigner import run_assignment
@@ -38,9 +39,8 @@ _MODES = {
 }
 
 
-def _gates(config: CycleConfig) -> AssignmentGates:
+def _gates(g: FeatureGates) -> AssignmentGates:
     """The assigner's gates (FAS-16), read from the one set of feature gates."""
-    g = config.gates
     return AssignmentGates(
         flavor_fungibility=g.flavor_fungibility,
         preserve_scan_progress=g.flavor_fungibility_preserve_scan_progress,
@@ -54,27 +54,16 @@ def _gates(config: CycleConfig) -> AssignmentGates:
     )
 
 
-# The gates and the quota-check strategy are functions of the (frozen) FeatureGates and the
-# ``ignore_undeclared_resources`` flag; building and validating an AssignmentGates costs more
-# than the lookup, and every nomination needs one. Keyed by identity: the FeatureGates object is
-# kept alive in the value, so its id cannot be reused while the entry exists, and being frozen
-# it cannot change. A handful of configurations exist per process; the bound only guards
-# against a caller building a fresh one per call.
-_GATES: dict[int, tuple[FeatureGates, AssignmentGates]] = {}
-_GATES_LIMIT = 64
+# The gates are a function of the (frozen) FeatureGates; building and validating an
+# AssignmentGates costs more than the lookup, and every nomination needs one. A handful of
+# configurations exist per process; the bound only guards against a caller building a fresh
+# one per call.
+_gates_of_flags: IdentityMemo[FeatureGates, AssignmentGates] = IdentityMemo(_gates, 64)
 
 
 def _gates_of(config: CycleConfig) -> AssignmentGates:
     """:func:`_gates` memoised per FeatureGates instance."""
-    fg = config.gates
-    hit = _GATES.get(id(fg))
-    if hit is not None and hit[0] is fg:
-        return hit[1]
-    gates = _gates(config)
-    if len(_GATES) >= _GATES_LIMIT:
-        _GATES.clear()
-    _GATES[id(fg)] = (fg, gates)
-    return gates
+    return _gates_of_flags(config.gates)
 
 
 # Assignments the oracle and SC-NOM-2 pass to get_targets, shared by value. ``Assignment``'s

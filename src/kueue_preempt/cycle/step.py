@@ -15,6 +15,7 @@ from typing import Hashable, Iterable, Mapping
 import attrs
 
 from .._frozen import FrozenMap, frozen_map
+from .._memo import IdentityMemo
 from .._time import ZERO_TIME, micros
 from ..errors import InvalidModel
 from ..flavors import PodSetSpec, ResourceFlavor, groups_of_quota_keys
@@ -1034,31 +1035,23 @@ class _Cycle:
         )
 
 
-# _resource_requests per pod-set tuple, keyed by identity: every pending write asks for the
-# requests of its head, and a run's workloads share a few spec tuples (arrivals reuse them).
-# A tuple of frozen PodSetSpec is immutable, and the value keeps it alive, so its id cannot
-# be reused while the entry exists; bounded like the other per-process memos.
-_REQUESTS: dict[int, tuple[tuple[PodSetSpec, ...], tuple[tuple[str, FrozenMap[str, int]], ...]]] = {}
-_REQUESTS_LIMIT = 4096
+def _requests_of(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
+    return tuple((ps.name, frozen_map({r: _mul(v, ps.count) for r, v in ps.requests.items()})) for ps in specs)
+
+
+# Every pending write asks for the requests of its head, and a run's workloads share a few
+# spec tuples (arrivals reuse them): memoised per tuple (of frozen PodSetSpec, immutable).
+_requests_of_tuple: IdentityMemo[tuple[PodSetSpec, ...], tuple[tuple[str, FrozenMap[str, int]], ...]] = IdentityMemo(
+    _requests_of, 4096
+)
 
 
 def _resource_requests(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
     """SC-MSG-3's ``status.resourceRequests`` of these pod sets (per pod set, request x count),
     in the form :class:`WorkloadStatus` stores it — compared before a new status is built."""
-    if type(specs) is not tuple:
-        return _requests_of(specs)
-    hit = _REQUESTS.get(id(specs))
-    if hit is not None and hit[0] is specs:
-        return hit[1]
-    out = _requests_of(specs)
-    if len(_REQUESTS) >= _REQUESTS_LIMIT:
-        _REQUESTS.clear()
-    _REQUESTS[id(specs)] = (specs, out)
-    return out
-
-
-def _requests_of(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
-    return tuple((ps.name, frozen_map({r: _mul(v, ps.count) for r, v in ps.requests.items()})) for ps in specs)
+    if type(specs) is tuple:
+        return _requests_of_tuple(specs)
+    return _requests_of(specs)
 
 
 def _mul(v: int, n: int) -> int:
