@@ -26,7 +26,7 @@ from kueue_preempt import (
     quota_amount,
     request_amount,
 )
-from kueue_preempt._time import parse_time
+from kueue_preempt.model.time import parse_time
 
 Case = dict[str, Any]
 

@@ -47,7 +47,7 @@ from kueue_preempt import (
     Workload,
     get_targets,
 )
-from kueue_preempt.ordering import sort_key
+from kueue_preempt.preemption.common.ordering import sort_key
 
 SEED = 20260101
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)

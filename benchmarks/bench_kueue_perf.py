@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from kueue_preempt.sim.api_model import ApiModel
-from kueue_preempt.sim.perf_run import ScenarioOptions, run_scenario
-from kueue_preempt.sim.scenario import load_scenario
+from kueue_preempt.kperf.run import ScenarioOptions, run_scenario
+from kueue_preempt.kperf.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = {

@@ -233,7 +233,7 @@ def run_check(path: Path) -> tuple[float, float, int]:
     The child is reaped with ``wait4`` so that its own peak RSS is read (``RUSAGE_CHILDREN``
     would give the largest over every child so far).
     """
-    command = [sys.executable, "-m", "kueue_preempt.cli", "check", str(path)]
+    command = [sys.executable, "-m", "kueue_preempt", "check", str(path)]
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)

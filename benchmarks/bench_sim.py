@@ -10,14 +10,14 @@ Two runs through the library's real scheduling cycle, incremental across cycles
   50,000 admitted workloads (small/medium/large = 1/5/20 CPU at priorities 50/100/200, every
   cohort exactly full), written as manifests and loaded like a dump. Their ``remaining`` run
   times are exponential with the arrivals' mean duration (fixed seed). The 100,000 arrivals
-  come from the library's seeded generator (:func:`~kueue_preempt.sim.generate.generate_arrivals`,
+  come from the library's seeded generator (:func:`~kueue_preempt.sim.arrivals.generate.generate_arrivals`,
   the ``--generate`` path): per ClusterQueue, one Poisson class per size class at rates 7:2:1,
   100 arrivals per ClusterQueue over 300 s, exponential durations whose mean makes
   rate x duration x mean request = 1.2 x nominal: 120 % of every cohort's quota. Timed:
   :func:`~kueue_preempt.sim.run.simulate` (resolving the arrivals, the loop, every cycle);
   building the tier and generating the arrivals are reported apart (``buildSeconds``).
 * ``large-scale``: Kueue's ``large-scale-generator.yaml`` (1,000 CQs, 50,000 workloads)
-  through :func:`kueue_preempt.sim.perf_run.general_run`.
+  through :func:`kueue_preempt.kperf.run.general_run`.
 
 Reported: wall and CPU seconds, admissions (the start state's excluded), preemptions, the
 longest queue (most workloads pending in one ClusterQueue at once), utilization (admitted
@@ -51,13 +51,13 @@ from typing import Any, Callable
 from kueue_preempt.cycle import ClusterState
 from kueue_preempt.io import ClusterDump, RawObject
 from kueue_preempt.io.cycle_state import cluster_state_from_objects
-from kueue_preempt.sim.arrivals import ArrivalsFile, PodSetOverride, RunningRow
+from kueue_preempt.sim.arrivals.model import ArrivalsFile, PodSetOverride, RunningRow
 from kueue_preempt.sim.engine import SimulationResult
-from kueue_preempt.sim.generate import ArrivalClass, GeneratorSpec, generate_arrivals
-from kueue_preempt.sim.perf_run import general_run
+from kueue_preempt.sim.arrivals.generate import ArrivalClass, GeneratorSpec, generate_arrivals
+from kueue_preempt.kperf.run import general_run
 from kueue_preempt.sim.run import simulate
-from kueue_preempt.sim.scenario import build_scenario, load_scenario
-from kueue_preempt.sim.timeline import Admitted, Arrived, Finished, Preempted, Released
+from kueue_preempt.kperf.scenario import build_scenario, load_scenario
+from kueue_preempt.sim.output.timeline import Admitted, Arrived, Finished, Preempted, Released
 
 ROOT = Path(__file__).resolve().parent.parent
 LARGE_SCALE = ROOT / "examples" / "kueue-perf" / "large-scale-generator.yaml"

@@ -49,7 +49,7 @@ from typing import Any, Callable
 from _perf_cases import Case, cluster_queue_of, cohort_of, config_of, incoming_of, load_tier, now_of, workload_of
 from _scenarios import machine_info, percentile, source_fingerprint, time_interleaved
 from kueue_preempt import Snapshot, Target, Workload, get_targets
-from kueue_preempt._time import micros
+from kueue_preempt.model.time import micros
 
 GOALS = {"plain": 3.0, "indexed-classic": 0.5, "indexed-fair": 1.0, "memory": 1024, "flat": 1.3}
 KUEUE_GO = {  # Kueue's own GetTargets on the same L cases (issue 18), decision / sorted()

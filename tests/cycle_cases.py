@@ -26,8 +26,8 @@ from kueue_preempt import (
     Workload,
     request_amount,
 )
-from kueue_preempt._time import parse_time
-from kueue_preempt.config import RequeuingTimestamp
+from kueue_preempt.model.time import parse_time
+from kueue_preempt.model.config import RequeuingTimestamp
 from kueue_preempt.cycle import (
     AdmissionCheckState,
     ClusterState,
@@ -45,7 +45,7 @@ from kueue_preempt.cycle import (
     queue_inadmissible,
     schedule_cycle,
 )
-from kueue_preempt.flavors import PodSetSpec
+from kueue_preempt.model.flavors import PodSetSpec
 
 CASES_DIR = Path(__file__).parent / "conformance" / "kueue"
 KINDS = ("cycle", "entry_ordering")

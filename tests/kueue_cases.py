@@ -30,7 +30,7 @@ from kueue_preempt import (
     quota_amount,
     request_amount,
 )
-from kueue_preempt._time import parse_time
+from kueue_preempt.model.time import parse_time
 
 CASES_DIR = Path(__file__).parent / "conformance" / "kueue"
 

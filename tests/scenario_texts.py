@@ -17,7 +17,7 @@ POLICIES = st.tuples(
 
 @st.composite
 def scenario_texts(draw: st.DrawFn) -> str:
-    """One generator file (YAML text) for :func:`kueue_preempt.sim.scenario.parse_scenario`."""
+    """One generator file (YAML text) for :func:`kueue_preempt.kperf.scenario.parse_scenario`."""
     nominal = draw(st.integers(1, 5))
     bl = draw(st.integers(0, 5))
     reclaim, within = draw(POLICIES)

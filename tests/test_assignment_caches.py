@@ -31,12 +31,12 @@ from kueue_preempt.assignment.matching import SelectorResult, first_untolerated_
 from kueue_preempt.assignment.oracle import TargetsOracle
 from kueue_preempt.assignment.result import PodSetAssignment, PodSetStatus, ResourceAssignment, mode_rank
 from kueue_preempt.assignment.scan import ScanContext
-from kueue_preempt.config import PreemptionConfig
+from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.errors import InvalidModel
-from kueue_preempt.flavors import NodeSelectorRequirement, NodeSelectorTerm, Toleration
+from kueue_preempt.model.flavors import NodeSelectorRequirement, NodeSelectorTerm, Toleration
 from kueue_preempt.model import FlavorAssignmentMode, FlavorResource
-from kueue_preempt.quantity import UNLIMITED
-from kueue_preempt.trace import DecisionTrace
+from kueue_preempt.model.quantity import UNLIMITED
+from kueue_preempt.preemption.common.trace import DecisionTrace
 
 from test_assignment_properties import _cluster
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kueue_preempt.assignment import GranularMode, PreemptionMode, is_preferred
-from kueue_preempt.flavors import FlavorPreference
+from kueue_preempt.model.flavors import FlavorPreference
 from kueue_preempt import (
     ClusterQueue,
     ClusterQueuePreemption,

@@ -44,8 +44,8 @@ from kueue_preempt.assignment import (
 )
 from kueue_preempt.io.write import cluster_queue_manifest
 from kueue_preempt.model import FlavorAssignmentMode
-from kueue_preempt.policy import borrow_within_cohort_forbidden, satisfies_preemption_policy
-from kueue_preempt.quantity import UNLIMITED
+from kueue_preempt.preemption.common.policy import borrow_within_cohort_forbidden, satisfies_preemption_policy
+from kueue_preempt.model.quantity import UNLIMITED
 
 CPU = "cpu"
 

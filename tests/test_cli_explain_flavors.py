@@ -39,10 +39,10 @@ from kueue_preempt import (
     Snapshot,
     Workload,
 )
-from kueue_preempt._cli_explain import kueue_assignment
+from kueue_preempt.cli.explain import kueue_assignment
 from kueue_preempt.cycle import CycleConfig
 from kueue_preempt.cycle.nominate import nominate
-from kueue_preempt.flavors import (
+from kueue_preempt.model.flavors import (
     FlavorFungibility,
     FlavorQuotas,
     FungibilityPolicy,
@@ -53,7 +53,7 @@ from kueue_preempt.flavors import (
     Toleration,
 )
 from kueue_preempt.io import load_dump
-from kueue_preempt.trace import DecisionTrace
+from kueue_preempt.preemption.common.trace import DecisionTrace
 
 ROOT = Path(__file__).resolve().parent.parent
 SPOT = ROOT / "examples" / "spot-on-demand.yaml"

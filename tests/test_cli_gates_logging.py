@@ -1,7 +1,7 @@
 """CLI: Kueue's defaults, ``--feature-gates``, the ignored-boost note, ``-v/-q`` logging and the
 ``--config`` precedence wording (issue 16 items 2 and 5; decisions (u), (x)).
 
-Run in-process through :func:`kueue_preempt.cli.main` so the worktree's code is what is tested;
+Run in-process through :func:`kueue_preempt.cli.main.main` so the worktree's code is what is tested;
 ``python -m kueue_preempt`` is checked in a subprocess.
 """
 
@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 from kueue_preempt import __version__
-from kueue_preempt.cli import main
-from kueue_preempt.priority import BOOST_ANNOTATION
+from kueue_preempt.cli.main import main
+from kueue_preempt.model.priority import BOOST_ANNOTATION
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASSIC = ROOT / "examples" / "classic.yaml"
@@ -123,9 +123,9 @@ def test_verbose_and_quiet_are_exclusive(capsys: pytest.CaptureFixture[str]) -> 
 def test_library_warnings_are_one_formatted_line_each(capsys: pytest.CaptureFixture[str]) -> None:
     """Item 5: a library warning whose text spans lines is printed as one line on stderr, and
     the CLI removes its handler afterwards (the process's logging is left as it was)."""
-    from kueue_preempt import _cli_logging
+    from kueue_preempt.cli import logging_flags as _cli_logging
 
-    logger = logging.getLogger("kueue_preempt.priority")
+    logger = logging.getLogger("kueue_preempt.model.priority")
     before = list(logging.getLogger("kueue_preempt").handlers)
     with _cli_logging.cli_logging(logging.WARNING, "kueue-preempt"):
         logger.warning("first line\nsecond line")

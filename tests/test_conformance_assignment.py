@@ -32,7 +32,7 @@ from kueue_preempt.assignment import (
     is_preferred,
     search_counts,
 )
-from kueue_preempt.flavors import FlavorFungibility
+from kueue_preempt.model.flavors import FlavorFungibility
 
 CASES_DIR = Path(__file__).parent / "conformance" / "kueue"
 Case = dict[str, Any]

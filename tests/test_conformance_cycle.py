@@ -16,7 +16,7 @@ import pytest
 
 from cycle_cases import CASES_DIR, KINDS, cycle_config, iter_cases, run_cycle_case, _condition
 from kueue_preempt import Workload
-from kueue_preempt._time import parse_time
+from kueue_preempt.model.time import parse_time
 from kueue_preempt.cycle import classic_entry_order
 
 Case = dict[str, Any]

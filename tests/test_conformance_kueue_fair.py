@@ -21,7 +21,7 @@ from kueue_preempt import (
     request_amount,
     target_share_after_removal,
 )
-from kueue_preempt.drs import format_share
+from kueue_preempt.snapshot.drs import format_share
 from kueue_cases import config_of, incoming_of, load_cases, now_of, snapshot_of
 from test_conformance_kueue import run_targets_case
 

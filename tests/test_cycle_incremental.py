@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kueue_preempt.config import FairSharingConfig
+from kueue_preempt.model.config import FairSharingConfig
 from kueue_preempt.cycle import ClusterState, CycleConfig, CycleState, schedule_cycle
 from kueue_preempt.errors import InvalidModel
 from kueue_preempt.io.cycle_state import cluster_state_from_objects
@@ -23,15 +23,15 @@ from kueue_preempt.io.read import RawObject
 from kueue_preempt.model import Workload
 from kueue_preempt.policies.boost import ThresholdBoostConfig
 from kueue_preempt.sim import parse_arrivals
-from kueue_preempt.sim.arrivals import Arrival
-from kueue_preempt.sim.arrivals_resolve import resolve_arrivals
+from kueue_preempt.sim.arrivals.model import Arrival
+from kueue_preempt.sim.arrivals.resolve import resolve_arrivals
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler
 from kueue_preempt.sim.engine import CycleResult, SimulationOptions, run_simulation
 from kueue_preempt.sim.reference_scheduler import ReferenceCycleScheduler
 from kueue_preempt.sim.run import controllers_for, with_policy
-from kueue_preempt.sim.perf_run import scenario_inputs
-from kueue_preempt.sim.scenario import build_scenario, parse_scenario
-from kueue_preempt.sim.timeline import Admitted, Preempted
+from kueue_preempt.kperf.run import scenario_inputs
+from kueue_preempt.kperf.scenario import build_scenario, parse_scenario
+from kueue_preempt.sim.output.timeline import Admitted, Preempted
 from kueue_preempt.sweep.scenario import PolicySettings
 
 from scenario_texts import scenario_texts
@@ -234,7 +234,7 @@ def test_a_preempting_head_asks_get_targets_once(monkeypatch: pytest.MonkeyPatch
     answer the flavor assigner's oracle already computed on the same snapshot; the targets
     are the ones a direct ``get_targets`` call gives."""
     from kueue_preempt.cycle import nominate as nominate_module
-    from kueue_preempt.preemption import get_targets
+    from kueue_preempt.preemption.targets import get_targets
 
     text = """cohorts:
 - className: co

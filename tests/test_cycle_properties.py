@@ -25,8 +25,8 @@ from kueue_preempt.cycle import (
     run_cycles,
     schedule_cycle,
 )
-from kueue_preempt.config import FairSharingConfig
-from kueue_preempt.flavors import FlavorQuotas, PodSetSpec, ResourceFlavor, ResourceGroup
+from kueue_preempt.model.config import FairSharingConfig
+from kueue_preempt.model.flavors import FlavorQuotas, PodSetSpec, ResourceFlavor, ResourceGroup
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 FLAVORS = ("f0", "f1")

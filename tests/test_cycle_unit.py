@@ -26,7 +26,7 @@ from kueue_preempt.cycle import (
     run_cycles,
     schedule_cycle,
 )
-from kueue_preempt.flavors import FlavorQuotas, PodSetSpec, ResourceGroup
+from kueue_preempt.model.flavors import FlavorQuotas, PodSetSpec, ResourceGroup
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

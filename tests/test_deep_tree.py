@@ -25,7 +25,7 @@ from kueue_preempt import (
     Workload,
     get_targets,
 )
-from kueue_preempt.quota import MAX_COHORT_DEPTH
+from kueue_preempt.snapshot.quota import MAX_COHORT_DEPTH
 
 CPU = FlavorResource("default", "cpu")
 DEPTH = MAX_COHORT_DEPTH - 5

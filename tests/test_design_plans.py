@@ -35,7 +35,7 @@ from kueue_preempt import (
     sort_candidates,
     sort_pending,
 )
-from kueue_preempt.priority import BOOST_ANNOTATION
+from kueue_preempt.model.priority import BOOST_ANNOTATION
 
 CPU = FlavorResource("default", "cpu")
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -149,7 +149,7 @@ def test_cost_breaks_ties_in_fair_sharing_too() -> None:
 def test_missing_or_invalid_boost_is_zero(value: str | None, caplog: pytest.LogCaptureFixture) -> None:
     """EP-3/EP-5: missing, empty or invalid boost = 0, so EP = base; invalid ones log a warning."""
     w = wl("w", "q", 1, 7, boost=value)
-    with caplog.at_level(logging.WARNING, logger="kueue_preempt.priority"):
+    with caplog.at_level(logging.WARNING, logger="kueue_preempt.model.priority"):
         assert effective_priority(w, BOOST_ON) == 7
     invalid = value not in (None, "")
     assert any("ns/w" in r.getMessage() for r in caplog.records) == invalid

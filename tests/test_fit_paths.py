@@ -4,7 +4,7 @@ Q-9, Q-11, FB-2, FS-LCA-2, DM-11).
 Issue 18's flatness work answers several questions without changing the snapshot, or with
 less bookkeeping, where the code used to change it inside a what-if block and read it back:
 
-* :class:`~kueue_preempt.quota.FitTest` (GT-5 prepared once per decision): ``fits`` equals
+* :class:`~kueue_preempt.snapshot.quota.FitTest` (GT-5 prepared once per decision): ``fits`` equals
   ``Snapshot.fits``; ``fits_with`` equals adding the usage (Q-7) then ``fits`` (fill-back's
   re-admission test, FB-2); ``fits_without`` equals removing it then ``fits`` (FS-RUN-1);
 * ``Snapshot.removal_reach`` is what ``remove_usage`` subtracts from an ancestor (Q-7), and
@@ -22,10 +22,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kueue_preempt import ClusterQueue, Cohort, Snapshot, Workload, quota
-from kueue_preempt.drs import drs_of
-from kueue_preempt.fairsharing import target_share_after_removal
-from kueue_preempt.quantity import amount_sub
+from kueue_preempt import ClusterQueue, Cohort, Snapshot, Workload
+from kueue_preempt.snapshot import quota
+from kueue_preempt.snapshot.drs import drs_of
+from kueue_preempt.preemption.fairsharing import target_share_after_removal
+from kueue_preempt.model.quantity import amount_sub
 from test_quota_plans import CPU, HUGE, trees
 
 Tree = tuple[list[ClusterQueue], list[Cohort], list[Workload]]

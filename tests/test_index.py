@@ -33,8 +33,8 @@ from kueue_preempt import (
     get_targets,
 )
 from kueue_preempt import DecisionTrace
-from kueue_preempt.priority import BOOST_ANNOTATION
-from kueue_preempt.quota import QuotaNode
+from kueue_preempt.model.priority import BOOST_ANNOTATION
+from kueue_preempt.snapshot.quota import QuotaNode
 
 FRS = (FlavorResource("f", "cpu"), FlavorResource("f", "gpu"))
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)

@@ -11,7 +11,7 @@ import pytest
 
 from cli_helpers import run_cli
 from kueue_preempt import PreemptionConfig
-from kueue_preempt.config import FairSharingStrategy, RequeuingTimestamp
+from kueue_preempt.model.config import FairSharingStrategy, RequeuingTimestamp
 from kueue_preempt.io import ManifestError
 from kueue_preempt.io.kueue_config import (
     FEATURE_GATES,
@@ -259,7 +259,7 @@ def test_cli_check_reports_unknown_gates(tmp_path: Path) -> None:
 def test_gate_defaults_agree_with_the_library_gates() -> None:
     """FG-1/FG-2: the Configuration reader's gate table and ``FeatureGates`` state one default
     per gate; a gate both know must have the same default in both (no drift)."""
-    from kueue_preempt.config import FeatureGates
+    from kueue_preempt.model.config import FeatureGates
     from kueue_preempt.io.kueue_config import FEATURE_GATES
 
     library = FeatureGates().as_kueue_mapping()
@@ -273,7 +273,7 @@ def test_config_file_gates_reach_the_preemption_config_and_flags_win(tmp_path: P
     and leaves the file's other gates in force."""
     import argparse
 
-    from kueue_preempt._cli_gates import feature_gates_of
+    from kueue_preempt.cli.gates import feature_gates_of
     from kueue_preempt.io.kueue_config import load_kueue_config
 
     path = tmp_path / "config.yaml"

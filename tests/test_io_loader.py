@@ -27,7 +27,7 @@ from kueue_preempt import (
     assign_flavors,
     get_targets,
 )
-from kueue_preempt.flavors import PodSetSpec, ResourceFlavor, quota_key_components
+from kueue_preempt.model.flavors import PodSetSpec, ResourceFlavor, quota_key_components
 from kueue_preempt.io import (
     ClusterDump,
     Limits,

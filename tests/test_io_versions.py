@@ -14,7 +14,7 @@ import pytest
 
 from kueue_preempt import FlavorResource
 from kueue_preempt.io import ManifestError, dump_text, parse_dump
-from kueue_preempt.flavors import FlavorFungibility, Taint, Toleration
+from kueue_preempt.model.flavors import FlavorFungibility, Taint, Toleration
 from kueue_preempt.io.objects import AdmissionCheckRule
 from kueue_preempt.podgroup import LabelSelector
 

@@ -243,7 +243,7 @@ def _nominal(dump_text: str, fmt: str) -> int:
 def test_huge_quantity_is_the_same_amount_in_yaml_json_and_strings(spelling: str) -> None:
     """Item 8: a huge quantity is a huge amount (UNLIMITED for a quota, Q-1) whether written as
     a YAML number, a JSON number or a string; YAML no longer turns 1.0e+400 into inf."""
-    from kueue_preempt.quantity import UNLIMITED
+    from kueue_preempt.model.quantity import UNLIMITED
 
     as_string = _nominal(json.dumps(_cq(spelling)), "json")
     as_json_number = _nominal(json.dumps(_cq(0)).replace('"nominalQuota": 0', f'"nominalQuota": {spelling}'), "json")

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from kueue_preempt.sim.api_model import ApiModel
-from kueue_preempt.sim.perf_run import ScenarioOptions, ScenarioRun, run_scenario
-from kueue_preempt.sim.timeline import Admitted, Finished, Preempted
+from kueue_preempt.kperf.run import ScenarioOptions, ScenarioRun, run_scenario
+from kueue_preempt.sim.output.timeline import Admitted, Finished, Preempted
 
 BASELINE = Path(__file__).resolve().parent.parent / "examples" / "kueue-perf" / "baseline-generator.yaml"
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kueue_preempt.cli import main
+from kueue_preempt.cli.main import main
 from kueue_preempt.sim.api_model import ApiModel
-from kueue_preempt.sim.perf_run import ScenarioOptions, run_scenario
-from kueue_preempt.sim.scenario import build_scenario, parse_scenario
+from kueue_preempt.kperf.run import ScenarioOptions, run_scenario
+from kueue_preempt.kperf.scenario import build_scenario, parse_scenario
 
 SCENARIO = """
 cohorts:

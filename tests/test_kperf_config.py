@@ -1,4 +1,4 @@
-"""What the scenario simulator takes from a Kueue Configuration (kueue_preempt.sim.kueue_config),
+"""What the scenario simulator takes from a Kueue Configuration (kueue_preempt.kperf.config),
 read by the library's Configuration reader (API-32..API-38)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from kueue_preempt.errors import UnsupportedConfiguration
 from kueue_preempt.io import ManifestError, parse_kueue_config
-from kueue_preempt.sim.kueue_config import ScenarioSettings, scenario_settings
+from kueue_preempt.kperf.config import ScenarioSettings, scenario_settings
 from kueue_preempt.sim.throughput import ApiLimits
 
 V1BETA2 = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"

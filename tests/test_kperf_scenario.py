@@ -1,4 +1,4 @@
-"""Kueue's scalability generator format (kueue_preempt.sim.scenario): the objects and the
+"""Kueue's scalability generator format (kueue_preempt.kperf.scenario): the objects and the
 arrival stream of a small scenario written out by hand, and clear errors for bad files."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kueue_preempt.io import ManifestError
-from kueue_preempt.sim.scenario import (
+from kueue_preempt.kperf.scenario import (
     CLASS_LABEL,
     RUNNING_MS_LABEL,
     GeneratedWorkload,

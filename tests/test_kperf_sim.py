@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.sim.api_model import ApiModel
 from kueue_preempt.sim.engine import SimulationOptions, SimulationResult
-from kueue_preempt.sim.kueue_summary import summary_for_scenario
-from kueue_preempt.sim.perf_run import ScenarioOptions, general_run, run_scenario
-from kueue_preempt.sim.scenario import BuiltScenario, build_scenario, parse_scenario
-from kueue_preempt.sim.timeline import Admitted, Event, Finished, Inadmissible, Preempted, Released
+from kueue_preempt.kperf.summary import summary_for_scenario
+from kueue_preempt.kperf.run import ScenarioOptions, general_run, run_scenario
+from kueue_preempt.kperf.scenario import BuiltScenario, build_scenario, parse_scenario
+from kueue_preempt.sim.output.timeline import Admitted, Event, Finished, Inadmissible, Preempted, Released
 
 from scenario_texts import scenario_texts
 

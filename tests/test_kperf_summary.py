@@ -1,12 +1,12 @@
-"""Kueue's summary (kueue_preempt.sim.kueue_summary) on a hand-worked two-queue timeline."""
+"""Kueue's summary (kueue_preempt.kperf.summary) on a hand-worked two-queue timeline."""
 
 from __future__ import annotations
 
 import pytest
 
 from kueue_preempt.model import FlavorResource
-from kueue_preempt.sim.kueue_summary import kueue_summary, summary_json, summary_table
-from kueue_preempt.sim.timeline import Admitted, Arrived, Event, Finished, Preempted, Released, Requeued
+from kueue_preempt.kperf.summary import kueue_summary, summary_json, summary_table
+from kueue_preempt.sim.output.timeline import Admitted, Arrived, Event, Finished, Preempted, Released, Requeued
 
 CPU = FlavorResource("rf", "cpu")
 

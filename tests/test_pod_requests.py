@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kueue_preempt.pod_requests import ContainerResources, effective_pod_requests
+from kueue_preempt.model.pod_requests import ContainerResources, effective_pod_requests
 
 
 def test_app_containers_are_summed_and_limits_stand_in() -> None:

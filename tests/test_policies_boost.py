@@ -58,7 +58,7 @@ from kueue_preempt.policies import (
     watch_filter,
     wrap_int32,
 )
-from kueue_preempt.priority import BOOST_ANNOTATION
+from kueue_preempt.model.priority import BOOST_ANNOTATION
 
 BOOST_ON = PreemptionConfig(priority_boost=True)  # the boost policies need the gate (EP-2)
 

@@ -21,7 +21,7 @@ from kueue_preempt import (
     queue_order_timestamp,
     satisfies_preemption_policy,
 )
-from kueue_preempt.policy import borrow_within_cohort_forbidden, can_always_reclaim, uses_flavor_resources
+from kueue_preempt.preemption.common.policy import borrow_within_cohort_forbidden, can_always_reclaim, uses_flavor_resources
 
 UTC = timezone.utc
 T0 = datetime(2026, 1, 1, 10, 0, tzinfo=UTC)

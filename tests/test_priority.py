@@ -311,7 +311,7 @@ def test_ep5_warning_registry_does_not_deadlock_when_a_workload_dies_under_its_l
     triggered inside the registration. The callback must not deadlock on that lock."""
     import threading
 
-    from kueue_preempt import priority as pr
+    from kueue_preempt.model import priority as pr
 
     def body() -> None:
         w = wl(priority=1, boost="not-a-number", name="dies", namespace="gc")

@@ -18,7 +18,7 @@ from kueue_preempt import (
     quota_amount,
     request_amount,
 )
-from kueue_preempt.quantity import MIN_AMOUNT, amount_add, amount_sub
+from kueue_preempt.model.quantity import MIN_AMOUNT, amount_add, amount_sub
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)

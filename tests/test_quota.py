@@ -58,7 +58,7 @@ from kueue_preempt import (
     UnknownCohort,
     Workload,
 )
-from kueue_preempt.quota import MAX_COHORT_DEPTH
+from kueue_preempt.snapshot.quota import MAX_COHORT_DEPTH
 
 GPU = FlavorResource("f", "gpu")
 MEM = FlavorResource("g", "mem")

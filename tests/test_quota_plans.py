@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kueue_preempt import UNLIMITED, ClusterQueue, Cohort, FlavorResource, PodSetUsage, ResourceQuota, Snapshot, Workload
-from kueue_preempt.quantity import amount_add, amount_sub
-from kueue_preempt.quota import QuotaNode
+from kueue_preempt.model.quantity import amount_add, amount_sub
+from kueue_preempt.snapshot.quota import QuotaNode
 
 CPU = FlavorResource("f", "cpu")
 HUGE = 2**62  # beyond the fast path's bound: forces the saturating path

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kueue_preempt.cli import main
-from kueue_preempt.sim.timeline import parse_timeline
+from kueue_preempt.cli.main import main
+from kueue_preempt.sim.output.timeline import parse_timeline
 import sim_dump
 
 ROWS = [

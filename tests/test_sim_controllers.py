@@ -16,14 +16,14 @@ import pytest
 
 from kueue_preempt.errors import UnsupportedConfiguration
 from kueue_preempt.policies.boost import ThresholdBoostConfig
-from kueue_preempt.priority import BOOST_ANNOTATION
+from kueue_preempt.model.priority import BOOST_ANNOTATION
 from kueue_preempt.sim import parse_arrivals, resolve_arrivals
 from kueue_preempt.sim.controllers import BoostController, CostController
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler
 from kueue_preempt.sim.engine import SimulationOptions, run_simulation
-from kueue_preempt.sim.metrics import summarize
+from kueue_preempt.sim.output.metrics import summarize
 from kueue_preempt.sim.run import SimulationEvaluator, simulate, with_policy
-from kueue_preempt.sim.timeline import Admitted, Preempted
+from kueue_preempt.sim.output.timeline import Admitted, Preempted
 from kueue_preempt.cycle import CycleConfig
 from kueue_preempt.sweep import LocalBackend, PolicySettings, Scenario, parse_vary, run_sweep
 from test_sim_cycle import DUMP, STATE

@@ -18,7 +18,7 @@ from kueue_preempt import FlavorResource
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.io import ClusterDump
 from kueue_preempt.sim import Arrivals, parse_arrivals, resolve_arrivals
-from kueue_preempt.sim.arrivals import Arrival
+from kueue_preempt.sim.arrivals.model import Arrival
 from kueue_preempt.sim.engine import (
     Admission,
     CycleResult,
@@ -29,8 +29,8 @@ from kueue_preempt.sim.engine import (
     root_keys,
     run_simulation,
 )
-from kueue_preempt.sim.timeline import AdmittedPodSet, Event, Livelock, event_json
-from kueue_preempt.sim.metrics import summarize
+from kueue_preempt.sim.output.timeline import AdmittedPodSet, Event, Livelock, event_json
+from kueue_preempt.sim.output.metrics import summarize
 from sim_dump import small_dump
 
 CPU = FlavorResource("default", "cpu")

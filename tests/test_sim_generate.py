@@ -10,7 +10,7 @@ import pytest
 
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.sim import PodSetOverride, arrivals_text, parse_arrivals, resolve_arrivals
-from kueue_preempt.sim.generate import ArrivalClass, GeneratorSpec, generate_arrivals, load_generator_spec, parse_generator_spec
+from kueue_preempt.sim.arrivals.generate import ArrivalClass, GeneratorSpec, generate_arrivals, load_generator_spec, parse_generator_spec
 from sim_dump import small_dump
 
 TRAIN = ArrivalClass(template="team-a/train", rate=0.5, duration=60, name="tr", priorities=(1, 2, 3),

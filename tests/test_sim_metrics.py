@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from kueue_preempt import FlavorResource
 from kueue_preempt.errors import ConfigurationError
-from kueue_preempt.sim.metrics import nearest_rank, summarize
-from kueue_preempt.sim.report import summary_json, summary_table
-from kueue_preempt.sim.timeline import Admitted, Arrived, Event, Finished, Livelock, Preempted, Released, Requeued
+from kueue_preempt.sim.output.metrics import nearest_rank, summarize
+from kueue_preempt.sim.output.report import summary_json, summary_table
+from kueue_preempt.sim.output.timeline import Admitted, Arrived, Event, Finished, Livelock, Preempted, Released, Requeued
 from sim_dump import small_dump
 
 CPU = FlavorResource("default", "cpu")

@@ -11,7 +11,7 @@ import pytest
 
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.sim import ExtraUnavailable
-from kueue_preempt.sim.plots import plot_preemptions, plot_utilization, plot_waits, write_plots
+from kueue_preempt.sim.output.plots import plot_preemptions, plot_utilization, plot_waits, write_plots
 from sim_dump import small_dump
 from test_sim_metrics import TIMELINE
 

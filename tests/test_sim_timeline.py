@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from kueue_preempt import FlavorResource
 from kueue_preempt.sim import TimelineError
-from kueue_preempt.sim.timeline import (
+from kueue_preempt.sim.output.timeline import (
     AdmittedPodSet,
     Admitted,
     Arrived,

@@ -1,7 +1,7 @@
 """docs/tutorial-simulation.md: every ```console command runs and prints what the page shows.
 
 The commands name ``kueue-preempt``; here it is a shim running this checkout's sources
-(``python -m kueue_preempt.cli``), so the page is checked against the code under test.
+(``python -m kueue_preempt``), so the page is checked against the code under test.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ COMMANDS = console_commands(PAGE)
 def shim(tmp_path_factory: pytest.TempPathFactory) -> Path:
     bindir = tmp_path_factory.mktemp("bin")
     script = bindir / "kueue-preempt"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m kueue_preempt.cli "$@"\n')
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m kueue_preempt "$@"\n')
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return bindir
 
@@ -59,7 +59,7 @@ def test_documented_command(command: Command, shim: Path) -> None:
 
 def test_bundled_arrivals_are_the_generators_output(tmp_path: Path) -> None:
     from kueue_preempt.sim import arrivals_text
-    from kueue_preempt.sim.generate import generate_arrivals, load_generator_spec
+    from kueue_preempt.sim.arrivals.generate import generate_arrivals, load_generator_spec
 
     spec = load_generator_spec(ROOT / "examples/sim-generator.json")
     assert arrivals_text(generate_arrivals(spec)) == (ROOT / "examples/sim-arrivals.jsonl").read_text()

@@ -15,7 +15,7 @@ import pytest
 
 from kueue_preempt import FlavorResource
 from kueue_preempt.sim import ExtraUnavailable
-from kueue_preempt.sim.metrics import summarize
+from kueue_preempt.sim.output.metrics import summarize
 from kueue_preempt.sweep import DaskBackend, LocalBackend, Scenario, SweepPathError, expand, parse_vary, run_sweep, sweep_json, sweep_table
 from kueue_preempt.sweep.run import Metric
 from kueue_preempt.sweep.vary import MAX_COMBINATIONS, Vary

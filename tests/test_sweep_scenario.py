@@ -6,7 +6,7 @@ import attrs
 import pytest
 
 from kueue_preempt import FlavorResource
-from kueue_preempt.config import FairSharingStrategy, NonPreemptibleMode
+from kueue_preempt.model.config import FairSharingStrategy, NonPreemptibleMode
 from kueue_preempt.model import Cohort, PreemptionPolicy, ResourceQuota
 from kueue_preempt.sweep import Scenario, SweepPathError, apply_value, parse_path, parse_vary
 from sim_dump import small_dump

@@ -7,8 +7,8 @@ Import the public API from here; submodules are one concept each (``quantity``, 
 
 from __future__ import annotations
 
-from .classic import classic_targets
-from .config import (
+from kueue_preempt.preemption.classic import classic_targets
+from kueue_preempt.model.config import (
     AdmissionFairSharing,
     FairSharingConfig,
     FairSharingStrategy,
@@ -18,8 +18,8 @@ from .config import (
     RequeuingTimestamp,
     WaitForPodsReady,
 )
-from .drs import DominantResourceShare, compare_drs, dominant_resource_share, is_borrowing, is_borrowing_on
-from .errors import (
+from kueue_preempt.snapshot.drs import DominantResourceShare, compare_drs, dominant_resource_share, is_borrowing, is_borrowing_on
+from kueue_preempt.errors import (
     CohortCycle,
     ConfigurationError,
     DuplicateName,
@@ -34,7 +34,7 @@ from .errors import (
     UnknownReference,
     UnsupportedConfiguration,
 )
-from .fairsharing import (
+from kueue_preempt.preemption.fairsharing import (
     ClusterQueueOrdering,
     fair_shares,
     fair_targets,
@@ -42,8 +42,8 @@ from .fairsharing import (
     strategy_allows,
     target_share_after_removal,
 )
-from .messages import human_readable_reason, preemption_message
-from .model import (
+from kueue_preempt.preemption.common.messages import human_readable_reason, preemption_message
+from kueue_preempt.model import (
     Assignment,
     BorrowWithinCohort,
     ClusterQueue,
@@ -63,16 +63,16 @@ from .model import (
     Workload,
     WorkloadPriorityClass,
 )
-from .nonpreemptible import (
+from kueue_preempt.preemption.nonpreemptible import (
     NonPreemptibleQuotaCheck,
     NonPreemptibleViolation,
     check_non_preemptible_quota,
     is_non_preemptible,
 )
-from .ordering import candidate_sort_key, candidates_ordering, sort_candidates
-from .policy import queue_order_timestamp, satisfies_preemption_policy
-from .preemption import get_targets
-from .priority import (
+from kueue_preempt.preemption.common.ordering import candidate_sort_key, candidates_ordering, sort_candidates
+from kueue_preempt.preemption.common.policy import queue_order_timestamp, satisfies_preemption_policy
+from kueue_preempt.preemption.targets import get_targets
+from kueue_preempt.model.priority import (
     BOOST_ANNOTATION,
     PriorityInfo,
     effective_priority,
@@ -81,9 +81,9 @@ from .priority import (
     priority_info,
     validate_boost,
 )
-from .queueing import scheduling_order_key, sort_pending
-from .trace import DecisionTrace, TraceEvent, Verdict
-from .flavors import (
+from kueue_preempt.cycle.queueing import scheduling_order_key, sort_pending
+from kueue_preempt.preemption.common.trace import DecisionTrace, TraceEvent, Verdict
+from kueue_preempt.model.flavors import (
     FlavorFungibility,
     FlavorPreference,
     FlavorQuotas,
@@ -96,8 +96,8 @@ from .flavors import (
     Taint,
     Toleration,
 )
-from .pod_requests import ContainerResources, effective_pod_requests
-from .assignment import (
+from kueue_preempt.model.pod_requests import ContainerResources, effective_pod_requests
+from kueue_preempt.assignment import (
     AssignmentDecision,
     AssignmentGates,
     FlavorAssignment,
@@ -105,8 +105,8 @@ from .assignment import (
     assign_flavors,
     assign_with_targets,
 )
-from .quantity import UNLIMITED, parse_quantity, quota_amount, request_amount
-from .quota import QuotaNode, Snapshot
+from kueue_preempt.model.quantity import UNLIMITED, parse_quantity, quota_amount, request_amount
+from kueue_preempt.snapshot.quota import QuotaNode, Snapshot
 
 __version__ = "0.1.0"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .cli import main
+from kueue_preempt.cli.main import main
 
 if __name__ == "__main__":  # pragma: no cover - run in a subprocess by tests/test_packaging.py
     sys.exit(main())

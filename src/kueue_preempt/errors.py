@@ -116,7 +116,7 @@ class InputTooLarge(KueuePreemptError, ValueError):
 class InvalidBoost(KueuePreemptError, ValueError):
     """A ``kueue.x-k8s.io/priority-boost`` annotation fails admission validation (EP-7).
 
-    Only :func:`kueue_preempt.priority.validate_boost` raises it; the scheduling path
+    Only :func:`kueue_preempt.model.priority.validate_boost` raises it; the scheduling path
     treats an invalid boost as 0 and logs a warning (EP-5).
     """
 

@@ -8,7 +8,7 @@ quota_check, oracle, counts, progress, pinned, now, trace) -> FlavorAssignment``
 
 Inputs
   * ``workload``: a :class:`~kueue_preempt.Workload` whose ``spec_pod_sets``
-    (:class:`~kueue_preempt.flavors.PodSetSpec`: per-pod requests in amounts, ``count``,
+    (:class:`~kueue_preempt.model.flavors.PodSetSpec`: per-pod requests in amounts, ``count``,
     ``min_count``, node selector, required node affinity, tolerations, pod-set group) and
     ``reclaimable_pods`` are read; its priority/timestamps matter only to the oracle.
   * ``cluster_queue``: the ClusterQueue name in ``snapshot``; its ``resource_groups`` (flavor
@@ -48,11 +48,11 @@ Every flavor considered (skipped and why, judged with its mode, taken) is record
 
 from __future__ import annotations
 
-from .assigner import assign_flavors
-from .gates import AssignmentGates, QuotaCheckStrategy
-from .matching import first_untolerated_taint, match_selector, tolerates
-from .messages import format_quantity
-from .modes import (
+from kueue_preempt.assignment.assigner import assign_flavors
+from kueue_preempt.assignment.gates import AssignmentGates, QuotaCheckStrategy
+from kueue_preempt.assignment.matching import first_untolerated_taint, match_selector, tolerates
+from kueue_preempt.assignment.messages import format_quantity
+from kueue_preempt.assignment.modes import (
     GranularMode,
     PreemptionMode,
     PreemptionPossibility,
@@ -60,10 +60,10 @@ from .modes import (
     is_preferred,
     should_try_next_flavor,
 )
-from .oracle import OracleResult, PreemptionOracle, TargetsOracle
-from .partial import AssignmentDecision, TargetFinder, assign_with_targets, search_counts
-from .requests import fnv1a64, fnv_order
-from .result import (
+from kueue_preempt.assignment.oracle import OracleResult, PreemptionOracle, TargetsOracle
+from kueue_preempt.assignment.partial import AssignmentDecision, TargetFinder, assign_with_targets, search_counts
+from kueue_preempt.assignment.requests import fnv1a64, fnv_order
+from kueue_preempt.assignment.result import (
     FlavorAssignment,
     FlavorAttempt,
     NoFitReason,
@@ -71,7 +71,7 @@ from .result import (
     PodSetStatus,
     ResourceAssignment,
 )
-from .scan import ALLOWED_FLAVORS_ANNOTATION
+from kueue_preempt.assignment.scan import ALLOWED_FLAVORS_ANNOTATION
 
 __all__ = [
     "assign_flavors",

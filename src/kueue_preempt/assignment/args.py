@@ -13,14 +13,14 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 import attrs
 
-from .._checks import arg, arg_iterable, arg_mapping, optional_arg
-from ..config import PreemptionConfig
-from ..errors import InvalidArgument
-from ..flavors import ResourceFlavor
-from ..model import Workload
-from ..quota import Snapshot
-from ..trace import DecisionTrace
-from .gates import AssignmentGates, QuotaCheckStrategy
+from kueue_preempt._util.checks import arg, arg_iterable, arg_mapping, optional_arg
+from kueue_preempt.model.config import PreemptionConfig
+from kueue_preempt.errors import InvalidArgument
+from kueue_preempt.model.flavors import ResourceFlavor
+from kueue_preempt.model import Workload
+from kueue_preempt.snapshot.quota import Snapshot
+from kueue_preempt.preemption.common.trace import DecisionTrace
+from kueue_preempt.assignment.gates import AssignmentGates, QuotaCheckStrategy
 
 __all__ = ["AssignArgs", "check_assign_args", "check_callable", "check_progress"]
 

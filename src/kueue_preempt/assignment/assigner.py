@@ -11,20 +11,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Iterable, Mapping, Sequence
 
-from .._frozen import owned_map
-from ..config import PreemptionConfig
-from ..errors import InvalidModel
-from ..flavors import ResourceFlavor, groups_of_quota_keys
-from ..model import FlavorAssignmentMode, FlavorResource, Workload
-from ..quantity import amount_add
-from ..quota import Snapshot
-from ..trace import DecisionTrace, Verdict
-from . import messages
-from .args import AssignArgs, check_assign_args
-from .gates import AssignmentGates, QuotaCheckStrategy
-from .oracle import PreemptionOracle, TargetsOracle
-from .requests import fnv_order, group_requests, pod_set_groups, pod_set_requests
-from .result import (
+from kueue_preempt._util.frozen import owned_map
+from kueue_preempt.model.config import PreemptionConfig
+from kueue_preempt.errors import InvalidModel
+from kueue_preempt.model.flavors import ResourceFlavor, groups_of_quota_keys
+from kueue_preempt.model import FlavorAssignmentMode, FlavorResource, Workload
+from kueue_preempt.model.quantity import amount_add
+from kueue_preempt.snapshot.quota import Snapshot
+from kueue_preempt.preemption.common.trace import DecisionTrace, Verdict
+from kueue_preempt.assignment import messages
+from kueue_preempt.assignment.args import AssignArgs, check_assign_args
+from kueue_preempt.assignment.gates import AssignmentGates, QuotaCheckStrategy
+from kueue_preempt.assignment.oracle import PreemptionOracle, TargetsOracle
+from kueue_preempt.assignment.requests import fnv_order, group_requests, pod_set_groups, pod_set_requests
+from kueue_preempt.assignment.result import (
     FlavorAssignment,
     FlavorAttempt,
     NoFitReason,
@@ -37,7 +37,7 @@ from .result import (
     most_severe,
     severity,
 )
-from .scan import ScanContext, scan
+from kueue_preempt.assignment.scan import ScanContext, scan
 
 __all__ = ["assign_flavors", "run_assignment"]
 

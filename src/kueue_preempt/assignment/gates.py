@@ -12,8 +12,8 @@ from typing import Mapping
 
 import attrs
 
-from .._checks import bool_field
-from ..errors import ConfigurationError
+from kueue_preempt._util.checks import bool_field
+from kueue_preempt.errors import ConfigurationError
 
 __all__ = ["QuotaCheckStrategy", "AssignmentGates"]
 

@@ -12,7 +12,7 @@ from typing import Iterable, Mapping
 
 import attrs
 
-from ..flavors import NodeSelectorRequirement, NodeSelectorTerm, PodSetSpec, ResourceFlavor, Taint, Toleration
+from kueue_preempt.model.flavors import NodeSelectorRequirement, NodeSelectorTerm, PodSetSpec, ResourceFlavor, Taint, Toleration
 
 __all__ = ["SelectorResult", "first_untolerated_taint", "tolerates", "match_selector"]
 

@@ -6,8 +6,8 @@ so they are reproduced byte for byte; users grep for them.
 
 from __future__ import annotations
 
-from ..flavors import Taint
-from ..quantity import UNLIMITED
+from kueue_preempt.model.flavors import Taint
+from kueue_preempt.model.quantity import UNLIMITED
 
 __all__ = [
     "format_quantity",

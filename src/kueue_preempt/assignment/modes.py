@@ -11,8 +11,8 @@ import enum
 
 import attrs
 
-from ..flavors import FlavorFungibility, FlavorPreference, FungibilityPolicy
-from ..model import FlavorAssignmentMode
+from kueue_preempt.model.flavors import FlavorFungibility, FlavorPreference, FungibilityPolicy
+from kueue_preempt.model import FlavorAssignmentMode
 
 __all__ = [
     "PreemptionMode",

@@ -13,11 +13,11 @@ from typing import Iterable, Protocol
 
 import attrs
 
-from ..config import PreemptionConfig
-from ..model import Assignment, FlavorResource, Target, Workload
-from ..preemption import get_targets
-from ..quota import Snapshot
-from .modes import PreemptionPossibility
+from kueue_preempt.model.config import PreemptionConfig
+from kueue_preempt.model import Assignment, FlavorResource, Target, Workload
+from kueue_preempt.preemption.targets import get_targets
+from kueue_preempt.snapshot.quota import Snapshot
+from kueue_preempt.assignment.modes import PreemptionPossibility
 
 __all__ = ["OracleResult", "PreemptionOracle", "TargetsOracle"]
 

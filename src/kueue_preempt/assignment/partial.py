@@ -13,18 +13,18 @@ from typing import Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
 
 import attrs
 
-from .._checks import bool_field, model_instance, model_iterable
-from ..config import PreemptionConfig
-from ..flavors import ResourceFlavor
-from ..model import Assignment, FlavorAssignmentMode, Target, Workload
-from ..preemption import get_targets
-from ..quota import Snapshot
-from ..trace import DecisionTrace, Verdict
-from .args import check_assign_args, check_callable
-from .assigner import run_assignment
-from .gates import AssignmentGates, QuotaCheckStrategy
-from .oracle import PreemptionOracle
-from .result import FlavorAssignment
+from kueue_preempt._util.checks import bool_field, model_instance, model_iterable
+from kueue_preempt.model.config import PreemptionConfig
+from kueue_preempt.model.flavors import ResourceFlavor
+from kueue_preempt.model import Assignment, FlavorAssignmentMode, Target, Workload
+from kueue_preempt.preemption.targets import get_targets
+from kueue_preempt.snapshot.quota import Snapshot
+from kueue_preempt.preemption.common.trace import DecisionTrace, Verdict
+from kueue_preempt.assignment.args import check_assign_args, check_callable
+from kueue_preempt.assignment.assigner import run_assignment
+from kueue_preempt.assignment.gates import AssignmentGates, QuotaCheckStrategy
+from kueue_preempt.assignment.oracle import PreemptionOracle
+from kueue_preempt.assignment.result import FlavorAssignment
 
 __all__ = ["search_counts", "TargetFinder", "AssignmentDecision", "assign_with_targets"]
 

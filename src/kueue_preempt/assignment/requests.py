@@ -11,10 +11,10 @@ from typing import Iterable, Sequence
 
 import attrs
 
-from ..errors import InvalidModel
-from ..flavors import PodSetSpec
-from ..model import Workload
-from ..quantity import UNLIMITED, amount_add
+from kueue_preempt.errors import InvalidModel
+from kueue_preempt.model.flavors import PodSetSpec
+from kueue_preempt.model import Workload
+from kueue_preempt.model.quantity import UNLIMITED, amount_add
 
 __all__ = ["fnv1a64", "fnv_order", "PodSetRequest", "pod_set_requests", "pod_set_groups"]
 

@@ -14,12 +14,12 @@ from typing import Iterable, Mapping
 
 import attrs
 
-from .._checks import model_int, model_iterable, str_field
-from .._frozen import FrozenMap, frozen_map, intern, owned_map
-from ..errors import InvalidModel
-from ..model import Assignment, FlavorAssignmentMode, FlavorResource
-from ..quantity import UNLIMITED, amount_add, amount_input
-from .modes import PreemptionPossibility
+from kueue_preempt._util.checks import model_int, model_iterable, str_field
+from kueue_preempt._util.frozen import FrozenMap, frozen_map, intern, owned_map
+from kueue_preempt.errors import InvalidModel
+from kueue_preempt.model import Assignment, FlavorAssignmentMode, FlavorResource
+from kueue_preempt.model.quantity import UNLIMITED, amount_add, amount_input
+from kueue_preempt.assignment.modes import PreemptionPossibility
 
 __all__ = [
     "NoFitReason",

@@ -13,15 +13,15 @@ from typing import Mapping, Sequence
 
 import attrs
 
-from ..flavors import FlavorFungibility, ResourceFlavor, ResourceGroup
-from ..model import ClusterQueue, FlavorAssignmentMode, FlavorResource, PreemptionPolicy, Workload
-from ..quantity import amount_add, amount_sub
-from ..quota import QuotaNode, Snapshot
-from ..trace import DecisionTrace, Verdict
-from . import messages
-from .gates import AssignmentGates
-from .matching import first_untolerated_taint, match_selector
-from .modes import (
+from kueue_preempt.model.flavors import FlavorFungibility, ResourceFlavor, ResourceGroup
+from kueue_preempt.model import ClusterQueue, FlavorAssignmentMode, FlavorResource, PreemptionPolicy, Workload
+from kueue_preempt.model.quantity import amount_add, amount_sub
+from kueue_preempt.snapshot.quota import QuotaNode, Snapshot
+from kueue_preempt.preemption.common.trace import DecisionTrace, Verdict
+from kueue_preempt.assignment import messages
+from kueue_preempt.assignment.gates import AssignmentGates
+from kueue_preempt.assignment.matching import first_untolerated_taint, match_selector
+from kueue_preempt.assignment.modes import (
     GranularMode,
     PreemptionMode,
     api_mode,
@@ -30,9 +30,9 @@ from .modes import (
     possibility_of,
     should_try_next_flavor,
 )
-from .oracle import PreemptionOracle
-from .requests import PodSetRequest, fnv_order
-from .result import FlavorAttempt, NoFitReason, ResourceAssignment, flavor_resource, most_severe
+from kueue_preempt.assignment.oracle import PreemptionOracle
+from kueue_preempt.assignment.requests import PodSetRequest, fnv_order
+from kueue_preempt.assignment.result import FlavorAttempt, NoFitReason, ResourceAssignment, flavor_resource, most_severe
 
 __all__ = ["ScanContext", "ScanResult", "scan", "ALLOWED_FLAVORS_ANNOTATION"]
 

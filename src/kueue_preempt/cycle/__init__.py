@@ -19,7 +19,7 @@ queue state after the cycle. Modules, one concept each:
 
 from __future__ import annotations
 
-from .cluster import (
+from kueue_preempt.cycle.cluster import (
     AdmissionCheckState,
     ClusterState,
     LimitRange,
@@ -30,16 +30,16 @@ from .cluster import (
     StopPolicy,
     WorkloadStatus,
 )
-from .config import CycleConfig
-from .entry import Mode, Nomination, Outcome
-from .incremental import CycleState, StepResult
-from .order import classic_entry_order
-from .queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
-from .run import CycleRun, run_cycles, stability_cap
-from .selectors import LabelSelectorRequirement, LabelSelector
-from .status import Event, RequeueReason
-from .step import CycleResult, HeadResult, initial_queue_state, queue_of, schedule_cycle, shape_hash
-from .transitions import delete_workloads, notify, queue_inadmissible, release_evicted
+from kueue_preempt.cycle.config import CycleConfig
+from kueue_preempt.cycle.entry import Mode, Nomination, Outcome
+from kueue_preempt.cycle.incremental import CycleState, StepResult
+from kueue_preempt.cycle.order import classic_entry_order
+from kueue_preempt.cycle.queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
+from kueue_preempt.cycle.run import CycleRun, run_cycles, stability_cap
+from kueue_preempt.cycle.selectors import LabelSelectorRequirement, LabelSelector
+from kueue_preempt.cycle.status import Event, RequeueReason
+from kueue_preempt.cycle.step import CycleResult, HeadResult, initial_queue_state, queue_of, schedule_cycle, shape_hash
+from kueue_preempt.cycle.transitions import delete_workloads, notify, queue_inadmissible, release_evicted
 
 __all__ = [
     "AdmissionCheckState",

@@ -15,12 +15,12 @@ from typing import Iterable, Mapping
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
-from .._time import to_optional_time
-from ..errors import InvalidModel
-from ..flavors import ResourceFlavor
-from ..model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
-from .selectors import LabelSelector
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.model.time import to_optional_time
+from kueue_preempt.errors import InvalidModel
+from kueue_preempt.model.flavors import ResourceFlavor
+from kueue_preempt.model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
+from kueue_preempt.cycle.selectors import LabelSelector
 
 __all__ = [
     "QueueingStrategy",

@@ -1,8 +1,8 @@
 """What a scheduling cycle reads from Kueue's configuration (SC-CFG-1, SC-CFG-2, SC-SCOPE-2).
 
-The gates of the spec's §2 are the project's :class:`~kueue_preempt.config.FeatureGates`
+The gates of the spec's §2 are the project's :class:`~kueue_preempt.model.config.FeatureGates`
 (Kueue's names and defaults), held by the embedded
-:class:`~kueue_preempt.config.PreemptionConfig` that ``get_targets`` reads too — one source of
+:class:`~kueue_preempt.model.config.PreemptionConfig` that ``get_targets`` reads too — one source of
 truth for both. ``CycleConfig()`` is a freshly installed Kueue; the properties below are the
 gates the cycle reads, named as in the spec.
 """
@@ -13,7 +13,7 @@ from typing import Mapping
 
 import attrs
 
-from ..config import FairSharingConfig, FeatureGates, PreemptionConfig
+from kueue_preempt.model.config import FairSharingConfig, FeatureGates, PreemptionConfig
 
 __all__ = ["CycleConfig"]
 

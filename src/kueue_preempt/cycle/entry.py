@@ -7,10 +7,10 @@ from typing import Mapping
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
-from ..model import FlavorResource, PodSetUsage, Target, Workload
-from .queues import ScanProgress
-from .status import RequeueReason
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.model import FlavorResource, PodSetUsage, Target, Workload
+from kueue_preempt.cycle.queues import ScanProgress
+from kueue_preempt.cycle.status import RequeueReason
 
 __all__ = ["Mode", "Nomination", "Entry", "Outcome"]
 

@@ -7,7 +7,7 @@ workload, builds a quota snapshot of every charged workload and returns a new
 *mutable* state owned by one caller, the simulator:
 
 * the workloads and statuses live in dicts updated in place;
-* one quota :class:`~kueue_preempt.quota.Snapshot` (candidate index on) lives across cycles:
+* one quota :class:`~kueue_preempt.snapshot.quota.Snapshot` (candidate index on) lives across cycles:
   a cycle runs inside ``snapshot.preserved()`` — its what-if usage is undone on exit — and
   then only the real changes are applied (admissions added, evicted victims re-keyed,
   released or finished workloads removed), O(log n) each;
@@ -27,18 +27,18 @@ from typing import Hashable, Iterable, Mapping
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
-from ..errors import InvalidModel
-from ..model import Workload
-from ..quota import Snapshot
-from .cluster import ClusterState, QueueingStrategy, WorkloadStatus
-from .config import CycleConfig
-from .entry import Outcome
-from .queues import ClusterQueueQueue, QueueState, ScanProgress
-from .rewrite import with_admission
-from .selectors import selects
-from .status import Event, set_condition
-from .step import (
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.errors import InvalidModel
+from kueue_preempt.model import Workload
+from kueue_preempt.snapshot.quota import Snapshot
+from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy, WorkloadStatus
+from kueue_preempt.cycle.config import CycleConfig
+from kueue_preempt.cycle.entry import Outcome
+from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState, ScanProgress
+from kueue_preempt.model.workload_writes import with_admission
+from kueue_preempt.cycle.selectors import selects
+from kueue_preempt.cycle.status import Event, set_condition
+from kueue_preempt.cycle.step import (
     HeadResult,
     _charged,
     _Cluster,

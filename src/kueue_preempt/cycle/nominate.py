@@ -15,20 +15,20 @@ from typing import Hashable, Iterable, Mapping, Sequence
 
 import attrs
 
-from .._frozen import owned_map
-from .._memo import IdentityMemo
-from ..assignment import AssignmentGates, FlavorAssignment, QuotaCheckStrategy, search_counts
-from ..assignment.args import AssignArgs, check_progress
-from ..assignment.assigner import run_assignment
-from ..assignment.oracle import OracleResult, judge_targets
-from ..config import FeatureGates, PreemptionConfig
-from ..flavors import ResourceFlavor
-from ..model import Assignment, FlavorAssignmentMode, FlavorResource, PodSetUsage, Target, Workload
-from ..preemption import get_targets
-from ..quota import Snapshot
-from .config import CycleConfig
-from .entry import Mode, Nomination
-from .queues import ScanProgress
+from kueue_preempt._util.frozen import owned_map
+from kueue_preempt._util.memo import IdentityMemo
+from kueue_preempt.assignment import AssignmentGates, FlavorAssignment, QuotaCheckStrategy, search_counts
+from kueue_preempt.assignment.args import AssignArgs, check_progress
+from kueue_preempt.assignment.assigner import run_assignment
+from kueue_preempt.assignment.oracle import OracleResult, judge_targets
+from kueue_preempt.model.config import FeatureGates, PreemptionConfig
+from kueue_preempt.model.flavors import ResourceFlavor
+from kueue_preempt.model import Assignment, FlavorAssignmentMode, FlavorResource, PodSetUsage, Target, Workload
+from kueue_preempt.preemption.targets import get_targets
+from kueue_preempt.snapshot.quota import Snapshot
+from kueue_preempt.cycle.config import CycleConfig
+from kueue_preempt.cycle.entry import Mode, Nomination
+from kueue_preempt.cycle.queues import ScanProgress
 
 __all__ = ["nominate", "flavors_considered", "admission_pod_sets"]
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence, TypeVar
 
-from .._time import micros
-from ..model import Workload
-from ..policy import queue_order_timestamp
-from ..priority import effective_priority
-from .config import CycleConfig
+from kueue_preempt.model.time import micros
+from kueue_preempt.model import Workload
+from kueue_preempt.preemption.common.policy import queue_order_timestamp
+from kueue_preempt.model.priority import effective_priority
+from kueue_preempt.cycle.config import CycleConfig
 
 __all__ = ["OrderableEntry", "classic_entry_order", "classic_entry_key"]
 

@@ -14,7 +14,7 @@ from typing import Hashable, Iterable, Mapping
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
 
 __all__ = ["PreemptorMarker", "ScanProgress", "ClusterQueueQueue", "QueueState"]
 

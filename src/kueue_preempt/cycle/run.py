@@ -13,11 +13,11 @@ from datetime import datetime
 
 import attrs
 
-from .cluster import ClusterState
-from .config import CycleConfig
-from .queues import QueueState
-from .step import CycleResult, initial_queue_state, schedule_cycle
-from .transitions import release_evicted
+from kueue_preempt.cycle.cluster import ClusterState
+from kueue_preempt.cycle.config import CycleConfig
+from kueue_preempt.cycle.queues import QueueState
+from kueue_preempt.cycle.step import CycleResult, initial_queue_state, schedule_cycle
+from kueue_preempt.cycle.transitions import release_evicted
 
 __all__ = ["CycleRun", "run_cycles", "stability_cap"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from ..podgroup import LabelSelector, LabelSelectorRequirement
+from kueue_preempt.podgroup import LabelSelector, LabelSelectorRequirement
 
 __all__ = ["LabelSelector", "LabelSelectorRequirement", "selects"]
 

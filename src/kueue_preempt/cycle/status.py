@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 import attrs
 
-from ..model import Condition
+from kueue_preempt.model import Condition
 
 __all__ = [
     "Event",

@@ -14,12 +14,12 @@ from typing import Hashable, Iterable, Mapping
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
-from .._memo import IdentityMemo
-from .._time import ZERO_TIME, micros
-from ..errors import InvalidModel
-from ..flavors import PodSetSpec, ResourceFlavor, groups_of_quota_keys
-from ..model import (
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt._util.memo import IdentityMemo
+from kueue_preempt.model.time import ZERO_TIME, micros
+from kueue_preempt.errors import InvalidModel
+from kueue_preempt.model.flavors import PodSetSpec, ResourceFlavor, groups_of_quota_keys
+from kueue_preempt.model import (
     ClusterQueue,
     Cohort,
     Condition,
@@ -30,19 +30,19 @@ from ..model import (
     Target,
     Workload,
 )
-from ..policy import queue_order_timestamp
-from ..priority import effective_priority, priority_info
-from ..quantity import UNLIMITED
-from ..quota import Snapshot
-from .cluster import ClusterState, QueueingStrategy, StopPolicy, WorkloadStatus
-from .config import CycleConfig
-from .entry import Entry, Mode, Nomination, Outcome
-from .nominate import nominate
-from .order import classic_entry_order
-from .queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
-from .rewrite import with_admission, with_status
-from .selectors import selects
-from .status import (
+from kueue_preempt.preemption.common.policy import queue_order_timestamp
+from kueue_preempt.model.priority import effective_priority, priority_info
+from kueue_preempt.model.quantity import UNLIMITED
+from kueue_preempt.snapshot.quota import Snapshot
+from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy, StopPolicy, WorkloadStatus
+from kueue_preempt.cycle.config import CycleConfig
+from kueue_preempt.cycle.entry import Entry, Mode, Nomination, Outcome
+from kueue_preempt.cycle.nominate import nominate
+from kueue_preempt.cycle.order import classic_entry_order
+from kueue_preempt.cycle.queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
+from kueue_preempt.model.workload_writes import with_admission, with_status
+from kueue_preempt.cycle.selectors import selects
+from kueue_preempt.cycle.status import (
     MSG_DEFERRED_FIT,
     MSG_NO_LONGER_FITS,
     MSG_OVERLAPPING,
@@ -53,8 +53,8 @@ from .status import (
     truncate_event_message,
     wait_seconds,
 )
-from .tournament import fair_pop
-from .validation import limit_range_violation, limits_violation
+from kueue_preempt.cycle.tournament import fair_pop
+from kueue_preempt.cycle.validation import limit_range_violation, limits_violation
 
 __all__ = [
     "HeadResult",

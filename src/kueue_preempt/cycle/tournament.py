@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .._time import micros
-from ..drs import DominantResourceShare, compare_drs, dominant_resource_share, is_borrowing_on
-from ..policy import queue_order_timestamp
-from ..priority import effective_priority
-from ..quota import QuotaNode, Snapshot
-from .config import CycleConfig
-from .entry import Entry
+from kueue_preempt.model.time import micros
+from kueue_preempt.snapshot.drs import DominantResourceShare, compare_drs, dominant_resource_share, is_borrowing_on
+from kueue_preempt.preemption.common.policy import queue_order_timestamp
+from kueue_preempt.model.priority import effective_priority
+from kueue_preempt.snapshot.quota import QuotaNode, Snapshot
+from kueue_preempt.cycle.config import CycleConfig
+from kueue_preempt.cycle.entry import Entry
 
 __all__ = ["fair_pop"]
 

@@ -11,12 +11,12 @@ from typing import Iterable
 
 import attrs
 
-from ..model import Condition
-from .cluster import ClusterState, QueueingStrategy
-from .config import CycleConfig
-from .queues import ClusterQueueQueue, QueueState
-from .selectors import selects
-from .status import set_condition
+from kueue_preempt.model import Condition
+from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy
+from kueue_preempt.cycle.config import CycleConfig
+from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState
+from kueue_preempt.cycle.selectors import selects
+from kueue_preempt.cycle.status import set_condition
 
 __all__ = ["queue_inadmissible", "notify", "delete_workloads", "release_evicted"]
 
@@ -128,7 +128,7 @@ def release_evicted(
     enters the active set of its ClusterQueue (a preemption has no backoff, SC-EV-4); then
     every released ClusterQueue is notified (SC-IN-2, delay 0). Returns the released keys.
     """
-    from .step import queue_of, shape_hash
+    from kueue_preempt.cycle.step import queue_of, shape_hash
 
     wanted = None if keys is None else set(keys)
     released: list[str] = []

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Mapping, Sequence
 
-from ..flavors import PodSetSpec
-from .cluster import LimitRange
+from kueue_preempt.model.flavors import PodSetSpec
+from kueue_preempt.cycle.cluster import LimitRange
 
 __all__ = ["limits_violation", "limit_range_violation"]
 

@@ -24,7 +24,7 @@ needs nothing. Every error is a :class:`~kueue_preempt.KueuePreemptError`.
 
 from __future__ import annotations
 
-from .assign import (
+from kueue_preempt.io.assign import (
     FlavorChoice,
     PodSetAssignment,
     WorkloadAssignment,
@@ -33,8 +33,8 @@ from .assign import (
     to_assignment,
     total_requests_for,
 )
-from .dump import SUPPORTED_KINDS, ClusterDump, dump_from_objects, load_dump, parse_dump
-from .errors import (
+from kueue_preempt.io.dump import SUPPORTED_KINDS, ClusterDump, dump_from_objects, load_dump, parse_dump
+from kueue_preempt.io.errors import (
     ManifestError,
     ManifestSyntaxError,
     ManifestTooLarge,
@@ -43,9 +43,9 @@ from .errors import (
     WorkloadNotFound,
     YamlUnavailable,
 )
-from .kueue import pod_requests
-from .kueue_config import KueueConfiguration, load_kueue_config, parse_kueue_config
-from .objects import (
+from kueue_preempt.io.kueue import pod_requests
+from kueue_preempt.io.kueue_config import KueueConfiguration, load_kueue_config, parse_kueue_config
+from kueue_preempt.io.objects import (
     AdmissionCheckRule,
     ClusterQueueSettings,
     FlavorFungibility,
@@ -57,8 +57,8 @@ from .objects import (
     Taint,
     Toleration,
 )
-from .read import Limits, RawObject, parse_documents, read_bytes
-from .write import as_list, dump_text, to_manifests, workload_manifest
+from kueue_preempt.io.read import Limits, RawObject, parse_documents, read_bytes
+from kueue_preempt.io.write import as_list, dump_text, to_manifests, workload_manifest
 
 __all__ = [
     "AdmissionCheckRule",

@@ -18,10 +18,10 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable, NoReturn, TypeVar
 
-from .._time import parse_time
-from ..errors import InvalidModel, InvalidQuantity, KueuePreemptError
-from ..quantity import parse_quantity
-from .errors import ManifestError
+from kueue_preempt.model.time import parse_time
+from kueue_preempt.errors import InvalidModel, InvalidQuantity, KueuePreemptError
+from kueue_preempt.model.quantity import parse_quantity
+from kueue_preempt.io.errors import ManifestError
 
 __all__ = ["Ctx", "Field", "describe"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from ..quantity import UNLIMITED, format_amount
+from kueue_preempt.model.quantity import UNLIMITED, format_amount
 
 __all__ = ["quantity_text", "time_text"]
 

@@ -13,13 +13,13 @@ from typing import Iterable, Mapping, Sequence
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
-from ..model import Assignment, FlavorAssignmentMode, FlavorResource
-from ..quantity import UNLIMITED, amount_add
-from ._fields import Ctx, Field
-from .errors import ManifestError
-from .objects import PodSetRequests
-from .read import DEFAULT_LIMITS, Limits, parse_documents, read_bytes
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.model import Assignment, FlavorAssignmentMode, FlavorResource
+from kueue_preempt.model.quantity import UNLIMITED, amount_add
+from kueue_preempt.io._fields import Ctx, Field
+from kueue_preempt.io.errors import ManifestError
+from kueue_preempt.io.objects import PodSetRequests
+from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, parse_documents, read_bytes
 
 __all__ = [
     "FlavorChoice",

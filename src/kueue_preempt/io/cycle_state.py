@@ -18,12 +18,12 @@ from typing import Iterable
 
 import attrs
 
-from ..cycle import ClusterState, LocalQueue, Namespace, QueueingSettings, WorkloadStatus
-from ..model import Workload
-from . import objects as io
-from ._fields import open_object
-from .dump import ClusterDump, dump_from_objects, read_objects
-from .read import DEFAULT_LIMITS, Limits, RawObject
+from kueue_preempt.cycle import ClusterState, LocalQueue, Namespace, QueueingSettings, WorkloadStatus
+from kueue_preempt.model import Workload
+from kueue_preempt.io import objects as io
+from kueue_preempt.io._fields import open_object
+from kueue_preempt.io.dump import ClusterDump, dump_from_objects, read_objects
+from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, RawObject
 
 __all__ = ["load_cluster_state", "cluster_state_from_objects", "cluster_state_from_dump"]
 

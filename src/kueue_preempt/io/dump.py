@@ -14,10 +14,10 @@ from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
-from ..errors import DuplicateName
-from ..model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
-from ..podgroup import (
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.errors import DuplicateName
+from kueue_preempt.model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
+from kueue_preempt.podgroup import (
     Cluster,
     CompositePodGroup,
     Node,
@@ -26,9 +26,9 @@ from ..podgroup import (
     PodGroup,
     PodGroupPreemptor,
 )
-from ..quota import Snapshot
-from .errors import ManifestError, ManifestTooLarge, NotPending, ObjectNotFound, WorkloadNotFound
-from .kube import (
+from kueue_preempt.snapshot.quota import Snapshot
+from kueue_preempt.io.errors import ManifestError, ManifestTooLarge, NotPending, ObjectNotFound, WorkloadNotFound
+from kueue_preempt.io.kube import (
     POD_GROUP_VERSIONS,
     SCHEDULING_GROUP,
     KubePod,
@@ -39,7 +39,7 @@ from .kube import (
     parse_pod_group,
     parse_priority_class,
 )
-from .kueue import (
+from kueue_preempt.io.kueue import (
     KUEUE_GROUP,
     parse_cohort,
     parse_local_queue,
@@ -48,8 +48,8 @@ from .kueue import (
     read_cluster_queue,
     read_resource_flavor,
 )
-from .objects import ClusterQueueSettings, LoadedWorkload, LocalQueue, PriorityClass, ResourceFlavorSpec
-from .read import DEFAULT_LIMITS, Limits, RawObject, parse_documents, read_bytes
+from kueue_preempt.io.objects import ClusterQueueSettings, LoadedWorkload, LocalQueue, PriorityClass, ResourceFlavorSpec
+from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, RawObject, parse_documents, read_bytes
 
 __all__ = ["ClusterDump", "load_dump", "parse_dump", "dump_from_objects", "resolve_priorities", "SUPPORTED_KINDS"]
 

@@ -8,7 +8,7 @@ invalid quantity '1_000': does not match the Kubernetes quantity grammar``.
 
 from __future__ import annotations
 
-from ..errors import InputTooLarge, KueuePreemptError, UnknownReference
+from kueue_preempt.errors import InputTooLarge, KueuePreemptError, UnknownReference
 
 __all__ = [
     "ManifestError",

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import attrs
 
-from ..podgroup import (
+from kueue_preempt.podgroup import (
     CompositePodGroup,
     LabelSelector,
     LabelSelectorRequirement,
@@ -36,12 +36,12 @@ from ..podgroup import (
     PodDisruptionBudget,
     PodGroup,
 )
-from ..quantity import request_amount
-from ._fields import Field, Meta, open_object
-from ._format import quantity_text
-from .kueue import pod_requests
-from .objects import PriorityClass
-from .read import RawObject
+from kueue_preempt.model.quantity import request_amount
+from kueue_preempt.io._fields import Field, Meta, open_object
+from kueue_preempt.io._format import quantity_text
+from kueue_preempt.io.kueue import pod_requests
+from kueue_preempt.io.objects import PriorityClass
+from kueue_preempt.io.read import RawObject
 
 __all__ = [
     "SCHEDULING_GROUP",

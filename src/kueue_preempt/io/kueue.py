@@ -21,7 +21,7 @@ cohort is dropped would give wrong answers without a word. Workloads are read by
 
 from __future__ import annotations
 
-from ..model import (
+from kueue_preempt.model import (
     BorrowWithinCohort,
     ClusterQueue,
     ClusterQueuePreemption,
@@ -30,12 +30,12 @@ from ..model import (
     ResourceQuota,
     WorkloadPriorityClass,
 )
-from ..quantity import quota_amount
-from ._fields import Field, Meta, open_object
-from .kueue_settings import check_resource_group_shape, cluster_queue_settings, resource_flavor_spec
-from .objects import ClusterQueueSettings, LocalQueue, ResourceFlavorSpec
-from .read import RawObject
-from .workload import parse_workload, pod_requests
+from kueue_preempt.model.quantity import quota_amount
+from kueue_preempt.io._fields import Field, Meta, open_object
+from kueue_preempt.io.kueue_settings import check_resource_group_shape, cluster_queue_settings, resource_flavor_spec
+from kueue_preempt.io.objects import ClusterQueueSettings, LocalQueue, ResourceFlavorSpec
+from kueue_preempt.io.read import RawObject
+from kueue_preempt.io.workload import parse_workload, pod_requests
 
 __all__ = [
     "KUEUE_GROUP",

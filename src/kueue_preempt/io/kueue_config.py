@@ -25,12 +25,12 @@ from typing import Any, Mapping
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
-from ..config import FairSharingConfig, FeatureGates, PreemptionConfig, RequeuingTimestamp
-from ..errors import ConfigurationError
-from ._fields import Ctx, Field
-from .errors import ManifestError
-from .read import DEFAULT_LIMITS, Limits, parse_documents, read_bytes
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.model.config import FairSharingConfig, FeatureGates, PreemptionConfig, RequeuingTimestamp
+from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.io._fields import Ctx, Field
+from kueue_preempt.io.errors import ManifestError
+from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, parse_documents, read_bytes
 
 __all__ = [
     "CONFIG_GROUP",

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from ..podgroup import LabelSelector, LabelSelectorRequirement
-from ._fields import Field, Meta
-from .objects import AdmissionCheckRule, ClusterQueueSettings, FlavorFungibility, ResourceFlavorSpec, Taint, Toleration
+from kueue_preempt.podgroup import LabelSelector, LabelSelectorRequirement
+from kueue_preempt.io._fields import Field, Meta
+from kueue_preempt.io.objects import AdmissionCheckRule, ClusterQueueSettings, FlavorFungibility, ResourceFlavorSpec, Taint, Toleration
 
 __all__ = [
     "cluster_queue_settings",

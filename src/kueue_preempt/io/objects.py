@@ -8,9 +8,9 @@ from typing import Iterable, Mapping
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
-from ..errors import InvalidModel
-from ..flavors import (
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.errors import InvalidModel
+from kueue_preempt.model.flavors import (
     FlavorFungibility,
     NodeSelectorRequirement,
     NodeSelectorTerm,
@@ -19,9 +19,9 @@ from ..flavors import (
     Taint,
     Toleration,
 )
-from ..model import PodSetUsage, Workload
-from ..podgroup import LabelSelector, LabelSelectorRequirement
-from ..quantity import amount_input
+from kueue_preempt.model import PodSetUsage, Workload
+from kueue_preempt.podgroup import LabelSelector, LabelSelectorRequirement
+from kueue_preempt.model.quantity import amount_input
 
 __all__ = [
     "AdmissionCheckRule",
@@ -108,7 +108,7 @@ class PodSetRequests:
             raise InvalidModel(f"PodSetRequests {self.name!r}", "count", f"must be >= 0, got {value!r}")
 
     def spec(self) -> PodSetSpec:
-        """The assigner's :class:`~kueue_preempt.flavors.PodSetSpec` of this pod set (FAS-1, FAS-5):
+        """The assigner's :class:`~kueue_preempt.model.flavors.PodSetSpec` of this pod set (FAS-1, FAS-5):
         the one mapping from a manifest's pod set to the flavors model."""
         terms = [
             NodeSelectorTerm([NodeSelectorRequirement(r.key, r.operator, r.values) for r in term])
@@ -233,7 +233,7 @@ def _str_tuple(value: Iterable[str]) -> tuple[str, ...]:
 
 
 ResourceFlavorSpec = ResourceFlavor
-"""A ResourceFlavor's spec (API-18) is the flavors model's :class:`~kueue_preempt.flavors.ResourceFlavor`
+"""A ResourceFlavor's spec (API-18) is the flavors model's :class:`~kueue_preempt.model.flavors.ResourceFlavor`
 (node labels, taints, tolerations, topology): the loader builds the assigner's type directly
 (kept under this name for callers of earlier releases)."""
 

@@ -21,8 +21,8 @@ from typing import Any, BinaryIO, Iterator
 
 import attrs
 
-from ._yaml import MAX_NUMBER_DIGITS
-from .errors import ManifestError, ManifestSyntaxError, ManifestTooLarge, YamlUnavailable
+from kueue_preempt.io._yaml import MAX_NUMBER_DIGITS
+from kueue_preempt.io.errors import ManifestError, ManifestSyntaxError, ManifestTooLarge, YamlUnavailable
 
 __all__ = ["Limits", "RawObject", "read_bytes", "parse_documents", "detect_format"]
 
@@ -213,7 +213,7 @@ def _yaml_documents(text: str, source: str, limits: Limits, budget: int) -> Iter
         import yaml
     except ImportError:
         raise YamlUnavailable(source) from None
-    from ._yaml import YamlEventError, YamlLimitError, load_all
+    from kueue_preempt.io._yaml import YamlEventError, YamlLimitError, load_all
 
     stream = load_all(text, max_depth=limits.max_depth, max_nodes=budget, pure=_FORCE_PURE_YAML)
     while True:

@@ -13,14 +13,14 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 
-from ..model import Condition, EvictionStat, PodSetUsage, PriorityClassRef, Workload
-from ..podgroup import LabelSelectorRequirement
-from ..priority import BOOST_ANNOTATION, parse_boost
-from ..quantity import amount_add, request_amount
-from ._fields import Field, open_object
-from .kueue_settings import MAX_POD_SETS, toleration
-from .objects import LoadedWorkload, PodSetRequests
-from .read import RawObject
+from kueue_preempt.model import Condition, EvictionStat, PodSetUsage, PriorityClassRef, Workload
+from kueue_preempt.podgroup import LabelSelectorRequirement
+from kueue_preempt.model.priority import BOOST_ANNOTATION, parse_boost
+from kueue_preempt.model.quantity import amount_add, request_amount
+from kueue_preempt.io._fields import Field, open_object
+from kueue_preempt.io.kueue_settings import MAX_POD_SETS, toleration
+from kueue_preempt.io.objects import LoadedWorkload, PodSetRequests
+from kueue_preempt.io.read import RawObject
 
 __all__ = ["ELASTIC_ANNOTATION", "GATED_BY_ANNOTATION", "parse_workload", "pod_requests"]
 

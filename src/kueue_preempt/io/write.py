@@ -17,14 +17,14 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from .._time import EPOCH
-from ..errors import InvalidModel
-from ..model import ClusterQueue, Cohort, Condition, FlavorResource, PreemptionPolicy, ResourceQuota, WorkloadPriorityClass
-from ._format import quantity_text, time_text
-from ..flavors import quota_key_components
-from .dump import ClusterDump
-from .kueue import KUEUE_GROUP
-from .objects import LoadedWorkload, LocalQueue, PodSetRequests
+from kueue_preempt.model.time import EPOCH
+from kueue_preempt.errors import InvalidModel
+from kueue_preempt.model import ClusterQueue, Cohort, Condition, FlavorResource, PreemptionPolicy, ResourceQuota, WorkloadPriorityClass
+from kueue_preempt.io._format import quantity_text, time_text
+from kueue_preempt.model.flavors import quota_key_components
+from kueue_preempt.io.dump import ClusterDump
+from kueue_preempt.io.kueue import KUEUE_GROUP
+from kueue_preempt.io.objects import LoadedWorkload, LocalQueue, PodSetRequests
 
 __all__ = [
     "to_manifests",

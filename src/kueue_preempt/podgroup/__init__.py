@@ -22,10 +22,10 @@ Decisions only: nothing is evicted or nominated for real (PG-32). See docs/podgr
 
 from __future__ import annotations
 
-from .cluster import Checkpoint, Cluster, NodeFilter, NodeScratch
-from .errors import InvalidPlacement, ReprieveFilterError, UnknownNode
-from .features import PreemptionFeatures
-from .group_preemption import (
+from kueue_preempt.podgroup.cluster import Checkpoint, Cluster, NodeFilter, NodeScratch
+from kueue_preempt.podgroup.errors import InvalidPlacement, ReprieveFilterError, UnknownNode
+from kueue_preempt.podgroup.features import PreemptionFeatures
+from kueue_preempt.podgroup.group_preemption import (
     CandidateVictims,
     PodGroupPreemptionResult,
     PreemptionMode,
@@ -36,7 +36,7 @@ from .group_preemption import (
     resolve_preemption_policy,
     select_podgroup_victims,
 )
-from .model import (
+from kueue_preempt.podgroup.model import (
     CompositePodGroup,
     DisruptionMode,
     LabelSelector,
@@ -49,7 +49,7 @@ from .model import (
     PodPreemptionPolicy,
     parse_timestamp_ns,
 )
-from .node_preemption import (
+from kueue_preempt.podgroup.node_preemption import (
     DEFAULT_SCORE_FUNCTIONS,
     DryRunResult,
     EligibilityHook,
@@ -65,8 +65,8 @@ from .node_preemption import (
     select_candidate,
     select_victims_on_node,
 )
-from .pdb import ClassifiedUnit, PdbIndex, PdbSelectorSemantics, classify_units, pdb_covers
-from .placement import (
+from kueue_preempt.podgroup.pdb import ClassifiedUnit, PdbIndex, PdbSelectorSemantics, classify_units, pdb_covers
+from kueue_preempt.podgroup.placement import (
     Placement,
     PlacementContext,
     PlacementOutcome,
@@ -74,8 +74,8 @@ from .placement import (
     round_robin_first_fit,
     run_placement,
 )
-from .status import Status, StatusCode
-from .units import MAX_GROUP_DEPTH, NOT_STARTED, GroupIndex, PreemptionUnit, UnitType, build_units
+from kueue_preempt.podgroup.status import Status, StatusCode
+from kueue_preempt.podgroup.units import MAX_GROUP_DEPTH, NOT_STARTED, GroupIndex, PreemptionUnit, UnitType, build_units
 
 __all__ = [
     "CandidateVictims",

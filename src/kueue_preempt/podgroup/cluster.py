@@ -28,11 +28,11 @@ from __future__ import annotations
 import enum
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
-from ..errors import DuplicateName, InvalidModel
-from .errors import UnknownNode
-from .model import CompositePodGroup, Node, Pod, PodDisruptionBudget, PodGroup
-from .pdb import PdbIndex, PdbSelectorSemantics
-from .units import GroupIndex, PreemptionUnit, build_units
+from kueue_preempt.errors import DuplicateName, InvalidModel
+from kueue_preempt.podgroup.errors import UnknownNode
+from kueue_preempt.podgroup.model import CompositePodGroup, Node, Pod, PodDisruptionBudget, PodGroup
+from kueue_preempt.podgroup.pdb import PdbIndex, PdbSelectorSemantics
+from kueue_preempt.podgroup.units import GroupIndex, PreemptionUnit, build_units
 
 __all__ = ["NodeFilter", "Cluster", "Checkpoint", "NodeScratch"]
 

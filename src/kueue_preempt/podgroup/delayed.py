@@ -18,9 +18,9 @@ answers. Every function leaves the cluster exactly as it found it.
 
 from __future__ import annotations
 
-from .cluster import Cluster
-from .model import Pod, PodGroupPreemptor
-from .units import PreemptionUnit
+from kueue_preempt.podgroup.cluster import Cluster
+from kueue_preempt.podgroup.model import Pod, PodGroupPreemptor
+from kueue_preempt.podgroup.units import PreemptionUnit
 
 __all__ = ["waiting_for_victims", "in_flight_units", "in_flight_pods", "nomination_feasible"]
 

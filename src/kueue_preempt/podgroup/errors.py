@@ -7,7 +7,7 @@ reader has to fix.
 
 from __future__ import annotations
 
-from ..errors import KueuePreemptError, UnknownReference
+from kueue_preempt.errors import KueuePreemptError, UnknownReference
 
 __all__ = ["UnknownNode", "InvalidPlacement", "ReprieveFilterError"]
 

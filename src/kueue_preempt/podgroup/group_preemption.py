@@ -44,18 +44,18 @@ from typing import Iterable, Protocol, Sequence
 
 import attrs
 
-from .._frozen import FrozenMap
-from ..errors import ConfigurationError
-from ..trace import DecisionTrace, Verdict
-from .cluster import Cluster
-from .delayed import in_flight_pods, in_flight_units, nomination_feasible, waiting_for_victims
-from .errors import ReprieveFilterError
-from .features import PreemptionFeatures
-from .model import PodGroup, Pod, PodGroupPreemptor, PodPreemptionPolicy
-from .pdb import ClassifiedUnit, PdbSelectorSemantics, classify_units
-from .placement import Placement, PlacementOutcome, round_robin_first_fit, run_placement
-from .status import Status, StatusCode
-from .units import GroupIndex, PreemptionUnit
+from kueue_preempt._util.frozen import FrozenMap
+from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.preemption.common.trace import DecisionTrace, Verdict
+from kueue_preempt.podgroup.cluster import Cluster
+from kueue_preempt.podgroup.delayed import in_flight_pods, in_flight_units, nomination_feasible, waiting_for_victims
+from kueue_preempt.podgroup.errors import ReprieveFilterError
+from kueue_preempt.podgroup.features import PreemptionFeatures
+from kueue_preempt.podgroup.model import PodGroup, Pod, PodGroupPreemptor, PodPreemptionPolicy
+from kueue_preempt.podgroup.pdb import ClassifiedUnit, PdbSelectorSemantics, classify_units
+from kueue_preempt.podgroup.placement import Placement, PlacementOutcome, round_robin_first_fit, run_placement
+from kueue_preempt.podgroup.status import Status, StatusCode
+from kueue_preempt.podgroup.units import GroupIndex, PreemptionUnit
 
 __all__ = [
     "PreemptionMode",

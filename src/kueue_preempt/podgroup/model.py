@@ -22,9 +22,9 @@ from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 
-from ..errors import DuplicateName, InvalidModel, InvalidQuantity
-from .._frozen import FrozenMap, frozen_map
-from ..quantity import request_amount
+from kueue_preempt.errors import DuplicateName, InvalidModel, InvalidQuantity
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.model.quantity import request_amount
 
 __all__ = [
     "INT32_MIN",

@@ -27,14 +27,14 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import attrs
 
-from .._frozen import FrozenMap
-from ..errors import ConfigurationError
-from .cluster import Cluster
-from .features import PreemptionFeatures
-from .model import Pod, PodPreemptionPolicy
-from .pdb import ClassifiedUnit, PdbSelectorSemantics, classify_units
-from .status import Status, StatusCode
-from .units import PreemptionUnit
+from kueue_preempt._util.frozen import FrozenMap
+from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.podgroup.cluster import Cluster
+from kueue_preempt.podgroup.features import PreemptionFeatures
+from kueue_preempt.podgroup.model import Pod, PodPreemptionPolicy
+from kueue_preempt.podgroup.pdb import ClassifiedUnit, PdbSelectorSemantics, classify_units
+from kueue_preempt.podgroup.status import Status, StatusCode
+from kueue_preempt.podgroup.units import PreemptionUnit
 
 __all__ = [
     "EligibilityHook",

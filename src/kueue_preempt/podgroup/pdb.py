@@ -20,8 +20,8 @@ from typing import Callable, Iterable, Sequence
 
 import attrs
 
-from .model import Pod, PodDisruptionBudget
-from .units import PreemptionUnit
+from kueue_preempt.podgroup.model import Pod, PodDisruptionBudget
+from kueue_preempt.podgroup.units import PreemptionUnit
 
 __all__ = ["PdbSelectorSemantics", "pdb_covers", "PdbIndex", "ClassifiedUnit", "classify_units"]
 

@@ -23,9 +23,9 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import attrs
 
-from .cluster import Cluster
-from .errors import InvalidPlacement
-from .model import Pod
+from kueue_preempt.podgroup.cluster import Cluster
+from kueue_preempt.podgroup.errors import InvalidPlacement
+from kueue_preempt.podgroup.model import Pod
 
 __all__ = [
     "PlacementContext",

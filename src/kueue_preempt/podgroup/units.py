@@ -18,8 +18,8 @@ from typing import Iterable, Union
 
 import attrs
 
-from ..errors import DuplicateName
-from .model import CompositePodGroup, DisruptionMode, Pod, PodGroup, PodPreemptionPolicy
+from kueue_preempt.errors import DuplicateName
+from kueue_preempt.podgroup.model import CompositePodGroup, DisruptionMode, Pod, PodGroup, PodPreemptionPolicy
 
 __all__ = [
     "NOT_STARTED",

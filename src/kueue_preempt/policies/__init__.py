@@ -14,7 +14,7 @@ policies, when to reconcile again. Applying the write and reconciling again yiel
 
 from __future__ import annotations
 
-from .actions import (
+from kueue_preempt.policies.actions import (
     EVENT_BOOST_CLEARED,
     EVENT_BOOST_SET,
     PREEMPTED_EVICTION_REASON,
@@ -29,7 +29,7 @@ from .actions import (
     preempted_count,
     wrap_int32,
 )
-from .boost import (
+from kueue_preempt.policies.boost import (
     DEFAULT_NEGATIVE_BOOST,
     BoostPhase,
     LabelSelector,
@@ -51,8 +51,8 @@ from .boost import (
     time_sharing_boost,
     watch_filter,
 )
-from .cost import clear_cost, compute_cost, reconcile_cost
-from .simulation import (
+from kueue_preempt.policies.cost import clear_cost, compute_cost, reconcile_cost
+from kueue_preempt.policies.simulation import (
     SIM_CLUSTER_QUEUE,
     SIM_EPOCH,
     Booster,

@@ -16,9 +16,10 @@ from typing import Callable
 
 import attrs
 
-from ..errors import ConfigurationError
-from ..model import INT32_MAX, INT32_MIN, Workload
-from ..priority import BOOST_ANNOTATION
+from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.model import Workload
+from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
+from kueue_preempt.model.priority import BOOST_ANNOTATION
 
 __all__ = [
     "ActionKind",

@@ -28,12 +28,13 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
-from .._time import to_time
-from ..errors import ConfigurationError
-from ..model import INT32_MAX, INT32_MIN, Workload
-from ..priority import BOOST_ANNOTATION, base_priority
-from .actions import (
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.model.time import to_time
+from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.model import Workload
+from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
+from kueue_preempt.model.priority import BOOST_ANNOTATION, base_priority
+from kueue_preempt.policies.actions import (
     AnnotationAction,
     BoostDecision,
     BoostFn,

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ..errors import ConfigurationError
-from ..model import Workload
-from .actions import StatusAction, preempted_count
+from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.model import Workload
+from kueue_preempt.policies.actions import StatusAction, preempted_count
 
 __all__ = ["compute_cost", "reconcile_cost", "clear_cost"]
 

@@ -46,10 +46,10 @@ from typing import Callable, Iterable, Mapping
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
-from ..config import PreemptionConfig
-from ..errors import ConfigurationError
-from ..model import (
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.model.config import PreemptionConfig
+from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.model import (
     Assignment,
     ClusterQueue,
     ClusterQueuePreemption,
@@ -60,11 +60,11 @@ from ..model import (
     ResourceQuota,
     Workload,
 )
-from ..preemption import get_targets
-from ..priority import BOOST_ANNOTATION, effective_priority
-from ..quota import Snapshot
-from .actions import PREEMPTED_EVICTION_REASON
-from .boost import boost_annotation_action
+from kueue_preempt.preemption.targets import get_targets
+from kueue_preempt.model.priority import BOOST_ANNOTATION, effective_priority
+from kueue_preempt.snapshot.quota import Snapshot
+from kueue_preempt.policies.actions import PREEMPTED_EVICTION_REASON
+from kueue_preempt.policies.boost import boost_annotation_action
 
 __all__ = [
     "Booster",

@@ -1,15 +1,15 @@
 """Discrete-event simulation of Kueue over time (issue 20).
 
-* :mod:`~kueue_preempt.sim.arrivals` — arrivals files (JSONL/CSV), validation, templates;
-* :mod:`~kueue_preempt.sim.generate` — a seeded Poisson generator of arrivals files;
+* :mod:`~kueue_preempt.sim.arrivals.model` — arrivals files (JSONL/CSV), validation, templates;
+* :mod:`~kueue_preempt.sim.arrivals.generate` — a seeded Poisson generator of arrivals files;
 * :mod:`~kueue_preempt.sim.engine` — the event loop (SC-T-2, SC-SIM-13) over a ``Scheduler``;
 * :mod:`~kueue_preempt.sim.cycle_scheduler` — that ``Scheduler`` on ``schedule_cycle``;
 * :mod:`~kueue_preempt.sim.controllers` — the boost and cost controllers between instants;
 * :mod:`~kueue_preempt.sim.run` — one simulation from its inputs, and a sweep's evaluation;
-* :mod:`~kueue_preempt.sim.timeline` — timeline events and their JSONL form;
-* :mod:`~kueue_preempt.sim.metrics` / :mod:`~kueue_preempt.sim.report` — the summary computed
+* :mod:`~kueue_preempt.sim.output.timeline` — timeline events and their JSONL form;
+* :mod:`~kueue_preempt.sim.output.metrics` / :mod:`~kueue_preempt.sim.output.report` — the summary computed
   from a timeline (SC-SIM-13 item 8), as JSON or a table;
-* :mod:`~kueue_preempt.sim.plots` — PNG/SVG charts (optional extra ``[plot]``);
+* :mod:`~kueue_preempt.sim.output.plots` — PNG/SVG charts (optional extra ``[plot]``);
 * :mod:`~kueue_preempt.sim.progress` — a stderr progress bar for terminals.
 
 See ``docs/simulation.md``.
@@ -17,7 +17,7 @@ See ``docs/simulation.md``.
 
 from __future__ import annotations
 
-from .arrivals import (
+from kueue_preempt.sim.arrivals.model import (
     SIM_START,
     Arrival,
     ArrivalRow,
@@ -29,9 +29,9 @@ from .arrivals import (
     arrivals_text,
     write_arrivals,
 )
-from .arrivals_read import load_arrivals, parse_arrivals, parse_arrivals_csv
-from .arrivals_resolve import resolve_arrivals
-from .errors import ArrivalError, ExtraUnavailable, TimelineError
+from kueue_preempt.sim.arrivals.read import load_arrivals, parse_arrivals, parse_arrivals_csv
+from kueue_preempt.sim.arrivals.resolve import resolve_arrivals
+from kueue_preempt.sim.errors import ArrivalError, ExtraUnavailable, TimelineError
 
 __all__ = [
     "SIM_START",

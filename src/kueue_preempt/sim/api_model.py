@@ -24,8 +24,8 @@ from typing import Callable, Iterable
 
 import attrs
 
-from ..errors import ConfigurationError
-from .throughput import ApiLimits, TokenBucket
+from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.sim.throughput import ApiLimits, TokenBucket
 
 __all__ = ["ApiModel", "ApiStats", "STATUS_OBJECTS"]
 

@@ -29,12 +29,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Callable, Protocol, Sequence, runtime_checkable
 
-from ..errors import UnsupportedConfiguration
-from ..model import Workload
-from ..policies.boost import ThresholdBoostConfig, TimeSharingConfig, reconcile_threshold, reconcile_time_sharing
-from ..policies.cost import reconcile_cost
-from .arrivals import SIM_START
-from .engine import Scheduler
+from kueue_preempt.errors import UnsupportedConfiguration
+from kueue_preempt.model import Workload
+from kueue_preempt.policies.boost import ThresholdBoostConfig, TimeSharingConfig, reconcile_threshold, reconcile_time_sharing
+from kueue_preempt.policies.cost import reconcile_cost
+from kueue_preempt.sim.arrivals.model import SIM_START
+from kueue_preempt.sim.engine import Scheduler
 
 __all__ = ["SupportsUpdate", "BoostController", "TimeSharingController", "CostController"]
 
@@ -75,7 +75,7 @@ class TimeSharingController:
 
     Simulated second ``now`` is the wall-clock time ``start + now`` — the scheduler's own
     ``start`` when it has one (the cycle writes ``Admitted`` times on that clock), else
-    :data:`~kueue_preempt.sim.arrivals.SIM_START` — so ``elapsed = now − Admitted`` is in
+    :data:`~kueue_preempt.sim.arrivals.model.SIM_START` — so ``elapsed = now − Admitted`` is in
     simulated seconds (BOOST-9). In scope (BOOST-2: selector, base priority ≤
     ``max_workload_priority``) the annotation is set to ``-negative_boost`` once the window has
     run and deleted otherwise (BOOST-3, BOOST-4); out of scope only the booster's own negative

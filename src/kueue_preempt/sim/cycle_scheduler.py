@@ -19,7 +19,7 @@ tested equal to). Each call of the event loop is one of the cycle module's trans
   apart from the cycle counter).
 
 Times: loop seconds are wall-clock ``start + t`` (creation times of arrivals use the same
-origin, :data:`~kueue_preempt.sim.arrivals.SIM_START`).
+origin, :data:`~kueue_preempt.sim.arrivals.model.SIM_START`).
 """
 
 from __future__ import annotations
@@ -29,18 +29,18 @@ from typing import Callable, Mapping, Sequence
 
 import attrs
 
-from ..cycle import ClusterState, CycleConfig, CycleState, HeadResult, QueueState
-from ..cycle.cluster import QueueingStrategy
-from ..cycle.entry import Outcome
-from ..cycle.rewrite import with_spec_pod_sets
-from ..flavors import PodSetSpec
-from ..io import ClusterDump
-from ..model import Workload
-from ..priority import BOOST_ANNOTATION, base_priority, effective_priority
-from .arrivals import SIM_START, Arrival
-from .engine import Admission, CycleResult, Eviction, Parked
-from .heads import head_statuses
-from .timeline import AdmittedPodSet
+from kueue_preempt.cycle import ClusterState, CycleConfig, CycleState, HeadResult, QueueState
+from kueue_preempt.cycle.cluster import QueueingStrategy
+from kueue_preempt.cycle.entry import Outcome
+from kueue_preempt.model.workload_writes import with_spec_pod_sets
+from kueue_preempt.model.flavors import PodSetSpec
+from kueue_preempt.io import ClusterDump
+from kueue_preempt.model import Workload
+from kueue_preempt.model.priority import BOOST_ANNOTATION, base_priority, effective_priority
+from kueue_preempt.sim.arrivals.model import SIM_START, Arrival
+from kueue_preempt.sim.engine import Admission, CycleResult, Eviction, Parked
+from kueue_preempt.sim.heads import head_statuses
+from kueue_preempt.sim.output.timeline import AdmittedPodSet
 
 __all__ = ["CycleScheduler", "cluster_state_for"]
 

@@ -44,13 +44,13 @@ from typing import Callable, Iterable, Iterator, Protocol, Sequence, runtime_che
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
-from ..errors import ConfigurationError
-from ..io import ClusterDump, ManifestError
-from ..model import FlavorResource
-from .api_model import ApiModel, ApiRuntime, ApiStats
-from .arrivals import Arrival, Arrivals
-from .timeline import (
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.io import ClusterDump, ManifestError
+from kueue_preempt.model import FlavorResource
+from kueue_preempt.sim.api_model import ApiModel, ApiRuntime, ApiStats
+from kueue_preempt.sim.arrivals.model import Arrival, Arrivals
+from kueue_preempt.sim.output.timeline import (
     Admitted,
     AdmittedPodSet,
     Arrived,

@@ -8,8 +8,8 @@ must be able to jump to the row to fix.
 
 from __future__ import annotations
 
-from ..errors import KueuePreemptError
-from ..io.errors import ManifestError
+from kueue_preempt.errors import KueuePreemptError
+from kueue_preempt.io.errors import ManifestError
 
 __all__ = ["ArrivalError", "ExtraUnavailable", "TimelineError"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..cycle import HeadResult
-from ..cycle.entry import Outcome
-from .engine import HeadStatus
+from kueue_preempt.cycle import HeadResult
+from kueue_preempt.cycle.entry import Outcome
+from kueue_preempt.sim.engine import HeadStatus
 
 __all__ = ["head_statuses"]
 

@@ -21,7 +21,7 @@ the cycle module's transitions:
   queue memory apart from the cycle counter).
 
 Times: loop seconds are wall-clock ``start + t`` (creation times of arrivals use the same
-origin, :data:`~kueue_preempt.sim.arrivals.SIM_START`).
+origin, :data:`~kueue_preempt.sim.arrivals.model.SIM_START`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 
 import attrs
 
-from ..cycle import (
+from kueue_preempt.cycle import (
     ClusterState,
     CycleConfig,
     QueueState,
@@ -43,13 +43,13 @@ from ..cycle import (
     schedule_cycle,
     shape_hash,
 )
-from ..cycle.cluster import QueueingStrategy
-from ..model import Workload
-from ..priority import BOOST_ANNOTATION, effective_priority
-from .arrivals import SIM_START, Arrival
-from .cycle_scheduler import translate_results, with_pod_specs
-from .heads import head_statuses
-from .engine import CycleResult
+from kueue_preempt.cycle.cluster import QueueingStrategy
+from kueue_preempt.model import Workload
+from kueue_preempt.model.priority import BOOST_ANNOTATION, effective_priority
+from kueue_preempt.sim.arrivals.model import SIM_START, Arrival
+from kueue_preempt.sim.cycle_scheduler import translate_results, with_pod_specs
+from kueue_preempt.sim.heads import head_statuses
+from kueue_preempt.sim.engine import CycleResult
 
 __all__ = ["ReferenceCycleScheduler"]
 

@@ -13,16 +13,16 @@ from typing import Callable, Mapping
 
 import attrs
 
-from ..cycle import ClusterState, CycleConfig
-from ..io import ClusterDump
-from .arrivals import ArrivalsFile
-from .arrivals_resolve import resolve_arrivals
-from .cycle_scheduler import CycleScheduler, cluster_state_for
-from .engine import Controller, SimulationOptions, SimulationResult, run_simulation
-from ..sweep.run import Metric
-from ..sweep.scenario import PolicySettings, Scenario
-from .controllers import BoostController, CostController, TimeSharingController
-from .metrics import Summary, summarize
+from kueue_preempt.cycle import ClusterState, CycleConfig
+from kueue_preempt.io import ClusterDump
+from kueue_preempt.sim.arrivals.model import ArrivalsFile
+from kueue_preempt.sim.arrivals.resolve import resolve_arrivals
+from kueue_preempt.sim.cycle_scheduler import CycleScheduler, cluster_state_for
+from kueue_preempt.sim.engine import Controller, SimulationOptions, SimulationResult, run_simulation
+from kueue_preempt.sweep.run import Metric
+from kueue_preempt.sweep.scenario import PolicySettings, Scenario
+from kueue_preempt.sim.controllers import BoostController, CostController, TimeSharingController
+from kueue_preempt.sim.output.metrics import Summary, summarize
 
 __all__ = ["simulate", "controllers_for", "with_policy", "summary_metrics", "SimulationEvaluator", "DEFAULT_METRICS"]
 

@@ -17,7 +17,7 @@ import math
 
 import attrs
 
-from ..errors import ConfigurationError
+from kueue_preempt.errors import ConfigurationError
 
 __all__ = ["ApiLimits", "TokenBucket"]
 

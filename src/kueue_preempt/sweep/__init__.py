@@ -10,10 +10,10 @@ See ``docs/simulation.md``.
 
 from __future__ import annotations
 
-from .backends import Backend, DaskBackend, LocalBackend
-from .run import SweepResult, SweepRow, run_sweep, sweep_json, sweep_table
-from .scenario import PolicySettings, Scenario, SweepPath, SweepPathError, apply_value, parse_path
-from .vary import Combination, Vary, expand, parse_vary
+from kueue_preempt.sweep.backends import Backend, DaskBackend, LocalBackend
+from kueue_preempt.sweep.run import SweepResult, SweepRow, run_sweep, sweep_json, sweep_table
+from kueue_preempt.sweep.scenario import PolicySettings, Scenario, SweepPath, SweepPathError, apply_value, parse_path
+from kueue_preempt.sweep.vary import Combination, Vary, expand, parse_vary
 
 __all__ = [
     "Backend",

@@ -18,8 +18,8 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Protocol, Sequence, TypeVar
 
-from ..errors import ConfigurationError
-from ..sim.errors import ExtraUnavailable
+from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.sim.errors import ExtraUnavailable
 
 __all__ = ["Backend", "LocalBackend", "DaskBackend"]
 

@@ -12,10 +12,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 import attrs
 
-from .._frozen import FrozenMap, frozen_map
-from .backends import Backend, LocalBackend
-from .scenario import Scenario
-from .vary import Combination, Vary, expand
+from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.sweep.backends import Backend, LocalBackend
+from kueue_preempt.sweep.scenario import Scenario
+from kueue_preempt.sweep.vary import Combination, Vary, expand
 
 __all__ = ["Metric", "SweepRow", "SweepResult", "run_sweep", "sweep_json", "sweep_table"]
 

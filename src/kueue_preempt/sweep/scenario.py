@@ -34,12 +34,12 @@ from typing import Any, Callable
 
 import attrs
 
-from ..config import FairSharingConfig, NonPreemptibleMode, PreemptionConfig
-from ..errors import ConfigurationError, KueuePreemptError
-from ..io import ClusterDump
-from ..model import ClusterQueue, ClusterQueuePreemption, Cohort, FlavorResource, ResourceQuota
-from ..policies.boost import ThresholdBoostConfig, TimeSharingConfig, parse_go_duration
-from ..quantity import quota_amount
+from kueue_preempt.model.config import FairSharingConfig, NonPreemptibleMode, PreemptionConfig
+from kueue_preempt.errors import ConfigurationError, KueuePreemptError
+from kueue_preempt.io import ClusterDump
+from kueue_preempt.model import ClusterQueue, ClusterQueuePreemption, Cohort, FlavorResource, ResourceQuota
+from kueue_preempt.policies.boost import ThresholdBoostConfig, TimeSharingConfig, parse_go_duration
+from kueue_preempt.model.quantity import quota_amount
 
 __all__ = ["PolicySettings", "Scenario", "SweepPath", "SweepPathError", "parse_path", "apply_value", "parse_window"]
 

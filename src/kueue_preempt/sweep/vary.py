@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 import attrs
 
-from .scenario import Scenario, SweepPath, SweepPathError, apply_value, parse_path
+from kueue_preempt.sweep.scenario import Scenario, SweepPath, SweepPathError, apply_value, parse_path
 
 __all__ = ["Vary", "Combination", "parse_vary", "expand", "MAX_COMBINATIONS"]
 

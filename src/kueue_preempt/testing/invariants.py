@@ -32,7 +32,7 @@ from kueue_preempt import (
     Target,
     Workload,
 )
-from .strategies import Scenario
+from kueue_preempt.testing.strategies import Scenario
 
 __all__ = [
     "SpecTree",

@@ -1,0 +1,252 @@
+"""ClusterQueues and Cohorts: quotas, preemption policies, fair-sharing weights (DM-4..DM-6, POL-*)."""
+
+from __future__ import annotations
+
+import enum
+from decimal import Decimal
+from typing import Any, Callable, Iterable, Mapping
+
+import attrs
+
+from kueue_preempt._util.checks import model_int, model_iterable
+from kueue_preempt._util.frozen import FrozenMap, frozen_map, intern
+from kueue_preempt.errors import InvalidModel
+from kueue_preempt.model.flavors import FlavorFungibility, ResourceGroup
+from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
+from kueue_preempt.model.resources import FlavorResource, ResourceQuota
+
+__all__ = ["PreemptionPolicy", "BorrowWithinCohort", "ClusterQueuePreemption", "ClusterQueue", "Cohort"]
+
+_Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
+
+
+class PreemptionPolicy(str, enum.Enum):
+    """Values of the ClusterQueue preemption fields (POL-1..POL-4), plus ``UNSET`` (POL-8).
+
+    ``UNSET`` (value ``""``) is a field that was never defaulted: Kueue's API server writes
+    ``Never`` into every absent field, but objects built without it (Kueue's unit tests, the
+    conformance cases, hand-built models) keep ``""``, and Kueue compares ``""`` as "not
+    ``Never``" wherever it tests ``!= Never`` (POL-8, FAS-6) while it matches no candidate as a
+    policy (POL-4). A field left out of a constructor call is ``NEVER`` (the defaulted value);
+    only an explicit ``UNSET`` or ``""`` gives the raw unset value.
+    """
+
+    NEVER = "Never"
+    LOWER_PRIORITY = "LowerPriority"
+    LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority"
+    ANY = "Any"
+    UNSET = ""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _policy(value: PreemptionPolicy | str | None, obj: str, field: str) -> PreemptionPolicy:
+    # ``None`` (not named) is the API default, Never (POL-7); ``""`` is Kueue's raw unset
+    # value, kept distinct because Kueue compares it as "not Never" (POL-8, FAS-6).
+    if value is None:
+        return PreemptionPolicy.NEVER
+    try:
+        return PreemptionPolicy(value)
+    except ValueError:
+        raise InvalidModel(obj, field, f"unknown policy {value!r}") from None
+
+
+# attrs (and mypy's attrs plugin) need named converter functions, one per field.
+def _bwc_policy(value: PreemptionPolicy | str | None) -> PreemptionPolicy:
+    return _policy(value, "BorrowWithinCohort", "policy")
+
+
+def _within_policy(value: PreemptionPolicy | str | None) -> PreemptionPolicy:
+    return _policy(value, "ClusterQueuePreemption", "within_cluster_queue")
+
+
+def _reclaim_policy(value: PreemptionPolicy | str | None) -> PreemptionPolicy:
+    return _policy(value, "ClusterQueuePreemption", "reclaim_within_cohort")
+
+
+def _allowed(*values: PreemptionPolicy) -> _Validator:
+    def check(inst: object, attr: attrs.Attribute[PreemptionPolicy], value: PreemptionPolicy) -> None:
+        # UNSET bypassed the API's defaulting, hence its validation too (POL-8).
+        if value not in values and value is not PreemptionPolicy.UNSET:
+            allowed = ", ".join(v.value for v in values)
+            raise InvalidModel(type(inst).__name__, attr.name, f"{value.value!r} not in {{{allowed}}} (POL-7)")
+
+    return check
+
+
+@attrs.frozen
+class BorrowWithinCohort:
+    """``preemption.borrowWithinCohort`` (POL-8): may the CQ preempt in its cohort while borrowing."""
+
+    policy: PreemptionPolicy = attrs.field(
+        default=PreemptionPolicy.NEVER,
+        converter=_bwc_policy,
+        validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY),
+    )
+    max_priority_threshold: int | None = attrs.field(default=None)
+
+    @max_priority_threshold.validator
+    def _check_threshold(self, attribute: attrs.Attribute[int | None], value: int | None) -> None:
+        if value is not None:
+            model_int(value, "BorrowWithinCohort", "max_priority_threshold", minimum=INT32_MIN, maximum=INT32_MAX)
+
+
+def _bwc(value: BorrowWithinCohort | None) -> BorrowWithinCohort | None:
+    if value is not None and not isinstance(value, BorrowWithinCohort):
+        raise InvalidModel(
+            "ClusterQueuePreemption", "borrow_within_cohort", f"expected BorrowWithinCohort or None, got {type(value).__name__}"
+        )
+    return value
+
+
+@attrs.frozen
+class ClusterQueuePreemption:
+    """A ClusterQueue's preemption stanza; every field defaults to ``Never`` (POL-7)."""
+
+    within_cluster_queue: PreemptionPolicy = attrs.field(
+        default=PreemptionPolicy.NEVER,
+        converter=_within_policy,
+        validator=_allowed(
+            PreemptionPolicy.NEVER,
+            PreemptionPolicy.LOWER_PRIORITY,
+            PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY,
+        ),
+    )
+    reclaim_within_cohort: PreemptionPolicy = attrs.field(
+        default=PreemptionPolicy.NEVER,
+        converter=_reclaim_policy,
+        validator=_allowed(PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.ANY),
+    )
+    borrow_within_cohort: BorrowWithinCohort | None = attrs.field(default=None, converter=_bwc)
+
+    def __attrs_post_init__(self) -> None:
+        bwc = self.borrow_within_cohort
+        if (
+            self.reclaim_within_cohort is PreemptionPolicy.NEVER
+            and bwc is not None
+            and bwc.policy not in (PreemptionPolicy.NEVER, PreemptionPolicy.UNSET)
+        ):
+            raise InvalidModel(
+                "ClusterQueuePreemption",
+                "borrow_within_cohort",
+                "requires reclaim_within_cohort != Never (POL-7)",
+            )
+
+
+def _weight(value: float | int | str | Decimal, obj: str) -> float:
+    if isinstance(value, str):
+        from kueue_preempt.model.quantity import parse_quantity
+
+        value = float(parse_quantity(value, where=f"{obj}.fair_weight (fairSharing.weight)"))
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        raise InvalidModel(obj, "fair_weight", f"expected a number or quantity string, got {type(value).__name__}")
+    # float() of a huge int overflows; such a weight is absurd input, refused by FS-W-2 anyway.
+    weight = float(value) if not isinstance(value, int) or abs(value) < 2**1000 else float("inf")
+    # FS-W-2: weight >= 0 and a positive weight must exceed 1e-9.
+    if not weight >= 0 or (0 < weight <= 1e-9) or weight == float("inf"):
+        raise InvalidModel(obj, "fair_weight", f"fairSharing.weight must be 0 or > 1e-9 and finite, got {value!r:.40}")
+    return weight
+
+
+def _cq_weight(value: float | int | str | Decimal) -> float:
+    return _weight(value, "ClusterQueue")
+
+
+def _cohort_weight(value: float | int | str | Decimal) -> float:
+    return _weight(value, "Cohort")
+
+
+def _quotas(value: Mapping[FlavorResource, ResourceQuota]) -> FrozenMap[FlavorResource, ResourceQuota]:
+    if not isinstance(value, Mapping):
+        raise InvalidModel("quotas", "quotas", f"expected a mapping of FlavorResource to ResourceQuota, got {type(value).__name__}")
+    for fr, q in value.items():
+        if not isinstance(fr, FlavorResource) or not isinstance(q, ResourceQuota):
+            raise InvalidModel("quotas", str(fr), "keys must be FlavorResource and values ResourceQuota")
+    return frozen_map({intern(fr): q for fr, q in value.items()})
+
+
+def _resource_groups(value: Iterable[ResourceGroup]) -> tuple[ResourceGroup, ...]:
+
+    return model_iterable(value, ResourceGroup, "ClusterQueue", "resource_groups")
+
+
+def _default_fungibility() -> FlavorFungibility:
+
+    return FlavorFungibility()
+
+
+def _fungibility(value: FlavorFungibility | None) -> FlavorFungibility:
+
+    if value is None:
+        return FlavorFungibility()  # absent stanza = Kueue's defaults (FAS-8)
+    if not isinstance(value, FlavorFungibility):
+        raise InvalidModel(
+            "ClusterQueue", "flavor_fungibility", f"expected FlavorFungibility, got {type(value).__name__}"
+        )
+    return value
+
+
+@attrs.frozen
+class ClusterQueue:
+    """A leaf quota holder (DM-4). ``cohort`` is the parent cohort's name, if any.
+
+    ``resource_groups`` (FAS-4) and ``flavor_fungibility`` (FAS-8) are what the flavor
+    assigner reads; preemption reads only ``quotas``. Give either: ``quotas`` is derived from
+    ``resource_groups`` when only those are given; both together must agree.
+    """
+
+    name: str
+    cohort: str | None = None
+    quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_quotas)
+    preemption: ClusterQueuePreemption = attrs.field(factory=ClusterQueuePreemption)
+    fair_weight: float = attrs.field(default=1.0, converter=_cq_weight)
+    admission_scope_usage_based: bool = False
+    resource_groups: tuple[ResourceGroup, ...] = attrs.field(default=(), converter=_resource_groups)
+    flavor_fungibility: FlavorFungibility = attrs.field(factory=_default_fungibility, converter=_fungibility)
+
+    def __attrs_post_init__(self) -> None:
+        if not self.name:
+            raise InvalidModel("ClusterQueue", "name", "must not be empty")
+        if self.resource_groups:
+            from kueue_preempt.model.flavors import quotas_of_groups
+
+            derived = _quotas(quotas_of_groups(self.resource_groups))
+            if not self.quotas:
+                # Frozen class: set the derived field once, before anyone can see the object.
+                object.__setattr__(self, "quotas", derived)
+            elif self.quotas != derived:
+                raise InvalidModel(
+                    f"ClusterQueue {self.name!r}", "quotas", "disagrees with the quotas of resource_groups"
+                )
+        for fr, q in self.quotas.items():
+            if self.cohort is None and (q.borrowing_limit is not None or q.lending_limit is not None):
+                raise InvalidModel(
+                    f"ClusterQueue {self.name!r}",
+                    f"quotas[{fr}]",
+                    "borrowing/lending limits need a cohort (Q-17)",
+                )
+            if q.lending_limit is not None and q.lending_limit > q.nominal:
+                raise InvalidModel(
+                    f"ClusterQueue {self.name!r}", f"quotas[{fr}].lending_limit", "must be <= nominal (Q-17)"
+                )
+
+
+@attrs.frozen
+class Cohort:
+    """An inner node of the quota tree, possibly with its own quota (DM-5)."""
+
+    name: str
+    parent: str | None = None
+    quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_quotas)
+    fair_weight: float = attrs.field(default=1.0, converter=_cohort_weight)
+
+    def __attrs_post_init__(self) -> None:
+        if not self.name:
+            raise InvalidModel("Cohort", "name", "must not be empty")
+        if self.parent is None:
+            for fr, q in self.quotas.items():
+                if q.borrowing_limit is not None or q.lending_limit is not None:
+                    raise InvalidModel(
+                        f"Cohort {self.name!r}", f"quotas[{fr}]", "borrowing/lending limits need a parent (Q-17)"
+                    )

@@ -1,0 +1,1 @@
+"""kueue_preempt.preemption."""

@@ -1,0 +1,39 @@
+"""The entry point: ``get_targets`` dispatches on the configuration (GT-1, GT-2)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from kueue_preempt.preemption.common.context import check_decision_args
+from kueue_preempt.preemption.classic import checked_classic_targets
+from kueue_preempt.model.config import PreemptionConfig
+from kueue_preempt.preemption.fairsharing import fair_targets
+from kueue_preempt.model import Assignment, Target, Workload
+from kueue_preempt.preemption.common.trace import DecisionTrace
+from kueue_preempt.snapshot.quota import Snapshot
+
+__all__ = ["get_targets"]
+
+
+def get_targets(
+    preemptor: Workload,
+    cluster_queue: str,
+    assignment: Assignment,
+    snapshot: Snapshot,
+    config: PreemptionConfig = PreemptionConfig(),
+    now: datetime | None = None,
+    trace: DecisionTrace | None = None,
+) -> list[Target]:
+    """Targets to evict so that ``preemptor`` fits in ``cluster_queue`` (GT-1).
+
+    Runs fair-sharing preemption (:func:`~kueue_preempt.fair_targets`) when
+    ``config.fair_sharing`` is set, classic (:func:`~kueue_preempt.classic_targets`) otherwise
+    (GT-2, FG-3). ``cluster_queue`` is explicit because a pending workload has no admission.
+    Returns a complete target set or ``[]``; ``snapshot`` is left unchanged (GT-3, GT-4).
+    Pass a :class:`~kueue_preempt.preemption.common.trace.DecisionTrace` as ``trace`` to receive every step
+    with the rule that decided it.
+    """
+    check_decision_args("get_targets", preemptor, cluster_queue, assignment, snapshot, config, now, trace)
+    if config.fair_sharing is not None:
+        return fair_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
+    return checked_classic_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
