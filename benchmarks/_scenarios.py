@@ -40,13 +40,13 @@ from kueue_preempt import (
     FlavorResource,
     PodSetUsage,
     PreemptionConfig,
-    QuotaNode,
     ResourceQuota,
     Snapshot,
     Target,
     Workload,
     get_targets,
 )
+from kueue_preempt.snapshot.quota import QuotaNode
 from kueue_preempt.preemption.common.ordering import sort_key
 
 SEED = 20260101

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from kueue_preempt import (
-    AssignmentGates,
     BorrowWithinCohort,
     ClusterQueue,
     ClusterQueuePreemption,
@@ -19,8 +18,6 @@ from kueue_preempt import (
     FlavorFungibility,
     FlavorQuotas,
     FlavorResource,
-    NodeSelectorRequirement,
-    NodeSelectorTerm,
     PodSetSpec,
     PodSetUsage,
     PreemptionConfig,
@@ -29,12 +26,12 @@ from kueue_preempt import (
     ResourceGroup,
     ResourceQuota,
     Snapshot,
-    Taint,
-    Toleration,
     Workload,
     quota_amount,
     request_amount,
 )
+from kueue_preempt.assignment import AssignmentGates
+from kueue_preempt.model import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
 from kueue_preempt.assignment import OracleResult
 
 Case = dict[str, Any]

@@ -17,15 +17,8 @@ import pytest
 import attrs
 
 from assignment_cases import cluster_queue_of, cohort_of, flavor_of, pod_set_of
-from kueue_preempt import (
-    Condition,
-    EvictionStat,
-    FairSharingConfig,
-    PodSetUsage,
-    PreemptionConfig,
-    Workload,
-    request_amount,
-)
+from kueue_preempt import FairSharingConfig, PodSetUsage, PreemptionConfig, Workload, request_amount
+from kueue_preempt.model import Condition, EvictionStat
 from kueue_preempt.model.time import parse_time
 from kueue_preempt.model.config import RequeuingTimestamp
 from kueue_preempt.cycle import (

@@ -19,7 +19,6 @@ from kueue_preempt import (
     ClusterQueue,
     ClusterQueuePreemption,
     Cohort,
-    Condition,
     FairSharingConfig,
     FlavorResource,
     PodSetUsage,
@@ -30,6 +29,7 @@ from kueue_preempt import (
     quota_amount,
     request_amount,
 )
+from kueue_preempt.model import Condition
 from kueue_preempt.model.time import parse_time
 
 CASES_DIR = Path(__file__).parent / "conformance" / "kueue"

@@ -16,7 +16,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kueue_preempt import (
-    UNLIMITED,
     Assignment,
     FlavorResource,
     InvalidModel,
@@ -27,6 +26,7 @@ from kueue_preempt import (
     Workload,
     request_amount,
 )
+from kueue_preempt.model import UNLIMITED
 from kueue_preempt.io.objects import PodSetRequests
 
 CPU = FlavorResource("f", "cpu")

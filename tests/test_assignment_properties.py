@@ -19,11 +19,10 @@ from kueue_preempt import (
     ResourceGroup,
     ResourceQuota,
     Snapshot,
-    Taint,
-    Toleration,
     Workload,
     assign_flavors,
 )
+from kueue_preempt.model import Taint, Toleration
 
 FLAVORS = ["f0", "f1", "f2", "f3"]
 TAINTS = [Taint("k1", "", "NoSchedule"), Taint("k2", "x", "NoExecute"), Taint("k3", "", "PreferNoSchedule")]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from kueue_preempt import (
-    AssignmentGates,
     BorrowWithinCohort,
     ClusterQueue,
     ClusterQueuePreemption,
@@ -16,8 +15,6 @@ from kueue_preempt import (
     FlavorQuotas,
     FlavorResource,
     InvalidModel,
-    NodeSelectorRequirement,
-    NodeSelectorTerm,
     PodSetSpec,
     PodSetUsage,
     PreemptionConfig,
@@ -26,12 +23,11 @@ from kueue_preempt import (
     ResourceGroup,
     ResourceQuota,
     Snapshot,
-    Taint,
-    Toleration,
     Workload,
     assign_flavors,
-    assign_with_targets,
 )
+from kueue_preempt.assignment import AssignmentGates, assign_with_targets
+from kueue_preempt.model import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
 from kueue_preempt.assignment import (
     OracleResult,
     PreemptionPossibility,

@@ -11,7 +11,6 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from kueue_preempt import (
-    BOOST_ANNOTATION,
     Assignment,
     BorrowWithinCohort,
     ClusterQueue,
@@ -25,11 +24,12 @@ from kueue_preempt import (
     ResourceQuota,
     Snapshot,
     Target,
-    UnknownClusterQueue,
     Workload,
-    classic_targets,
     get_targets,
 )
+from kueue_preempt.errors import UnknownClusterQueue
+from kueue_preempt.model import BOOST_ANNOTATION
+from kueue_preempt.preemption import classic_targets
 
 UTC = timezone.utc
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

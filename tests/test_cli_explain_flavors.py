@@ -39,7 +39,7 @@ from kueue_preempt import (
     Snapshot,
     Workload,
 )
-from kueue_preempt.cli.explain import kueue_assignment
+from kueue_preempt import explain
 from kueue_preempt.cycle import CycleConfig
 from kueue_preempt.cycle.nominate import nominate
 from kueue_preempt.model.flavors import (
@@ -221,9 +221,10 @@ def test_explain_assigns_as_the_cycle_nominates_a_head(
     )  # fmt: skip
     snapshot = Snapshot(queues, workloads=admitted)
     now = datetime(2026, 3, 4, 10, tzinfo=timezone.utc)
-    got = kueue_assignment(incoming, "a", snapshot, flavors, PreemptionConfig(), now, DecisionTrace())
+    got = explain(incoming, "a", snapshot, flavors=flavors, config=PreemptionConfig(), now=now)
     want = nominate(incoming, "a", snapshot, {f.name: f for f in flavors}, CycleConfig(PreemptionConfig()), now)
     assert got.mode.value == want.mode.value
-    chosen = {(ps["name"], r): f["name"] for ps in got.pod_sets for r, f in ps["flavors"].items()}
+    assert got.assignment is not None
+    chosen = {(ps.name, r): f.flavor for ps in got.assignment.pod_sets for r, f in ps.flavors.items()}
     assert chosen == dict(want.pins)
     assert [t.workload.key for t in got.targets] == [t.workload.key for t in want.targets]

@@ -8,13 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kueue_preempt import (
-    ConfigurationError,
-    FairSharingConfig,
-    FeatureGates,
-    PreemptionConfig,
-    RequeuingTimestamp,
-)
+from kueue_preempt import ConfigurationError, FairSharingConfig, FeatureGates, PreemptionConfig
+from kueue_preempt.model import RequeuingTimestamp
 
 # The gate tables of the specification (FG-1, FG-2 and the flavor-assignment gates it points
 # to), written out from the spec, not from the code: Kueue's default at the reference commit.
@@ -147,7 +142,7 @@ def test_gate_mapping_round_trips(gates: dict[str, bool]) -> None:
 def test_dm10_configuration_blocks_have_kueues_defaults() -> None:
     """DM-10: waitForPodsReady is always defaulted (timeout 30 min, Eviction, backoff 60 s..1 h,
     no limit); admissionFairSharing samples every 5 min and weighs unlisted resources 1."""
-    from kueue_preempt import AdmissionFairSharing, WaitForPodsReady
+    from kueue_preempt.model import AdmissionFairSharing, WaitForPodsReady
 
     w = WaitForPodsReady()
     assert (w.timeout_seconds, w.effective_recovery_timeout_seconds, w.block_admission) == (1800, 1800, False)

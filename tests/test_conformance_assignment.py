@@ -24,7 +24,8 @@ from assignment_cases import (
     snapshot_of,
     workload_of,
 )
-from kueue_preempt import FlavorAssignment, FlavorResource, assign_flavors, request_amount
+from kueue_preempt import FlavorResource, assign_flavors, request_amount
+from kueue_preempt.assignment import FlavorAssignment
 from kueue_preempt.assignment import (
     FlavorAttempt,
     GranularMode,

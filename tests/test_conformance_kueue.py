@@ -12,13 +12,9 @@ from typing import Any
 
 import pytest
 
-from kueue_preempt import (
-    get_targets,
-    preemption_message,
-    priority_info,
-    satisfies_preemption_policy,
-    sort_candidates,
-)
+from kueue_preempt import get_targets
+from kueue_preempt.model import priority_info
+from kueue_preempt.preemption import preemption_message, satisfies_preemption_policy, sort_candidates
 from kueue_cases import config_of, incoming_of, load_cases, now_of, snapshot_of, workload_of
 
 Case = dict[str, Any]

@@ -11,16 +11,11 @@ from typing import Any
 
 import pytest
 
-from kueue_preempt import (
-    FlavorResource,
-    dominant_resource_share,
-    fair_shares,
-    is_borrowing,
-    is_borrowing_on,
-    ordering_for,
-    request_amount,
-    target_share_after_removal,
-)
+from kueue_preempt import FlavorResource, request_amount
+from kueue_preempt.preemption import fair_shares, ordering_for
+from kueue_preempt.preemption.fairsharing import target_share_after_removal
+from kueue_preempt.snapshot import dominant_resource_share, is_borrowing
+from kueue_preempt.snapshot.drs import is_borrowing_on
 from kueue_preempt.snapshot.drs import format_share
 from kueue_cases import config_of, incoming_of, load_cases, now_of, snapshot_of
 from test_conformance_kueue import run_targets_case

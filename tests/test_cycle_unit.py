@@ -9,7 +9,8 @@ from datetime import datetime, timedelta, timezone
 
 import attrs
 
-from kueue_preempt import ClusterQueue, ClusterQueuePreemption, Cohort, Condition, PodSetUsage, ResourceQuota, Workload
+from kueue_preempt import ClusterQueue, ClusterQueuePreemption, Cohort, PodSetUsage, ResourceQuota, Workload
+from kueue_preempt.model import Condition
 from kueue_preempt.cycle import (
     ClusterQueueQueue,
     ClusterState,

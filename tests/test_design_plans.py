@@ -20,7 +20,6 @@ from kueue_preempt import (
     Cohort,
     FairSharingConfig,
     FlavorResource,
-    NonPreemptibleMode,
     PodSetUsage,
     PreemptionConfig,
     ResourceQuota,
@@ -28,13 +27,11 @@ from kueue_preempt import (
     Target,
     Workload,
     WorkloadPriorityClass,
-    check_non_preemptible_quota,
-    effective_priority,
     get_targets,
-    satisfies_preemption_policy,
-    sort_candidates,
-    sort_pending,
 )
+from kueue_preempt.cycle import sort_pending
+from kueue_preempt.model import NonPreemptibleMode, effective_priority
+from kueue_preempt.preemption import check_non_preemptible_quota, satisfies_preemption_policy, sort_candidates
 from kueue_preempt.model.priority import BOOST_ANNOTATION
 
 CPU = FlavorResource("default", "cpu")
@@ -287,7 +284,7 @@ def test_two_classes_with_the_same_value_and_different_policies() -> None:
 
 def test_override_flag_and_unknown_class() -> None:
     """NP-2: the explicit flag wins; an unknown class or a pod PriorityClass is preemptible."""
-    from kueue_preempt import PriorityClassRef
+    from kueue_preempt.model import PriorityClassRef
 
     snap = Snapshot([cq("q", 4)], priority_classes=CLASSES)
     assert snap.is_non_preemptible(Workload(name="x", non_preemptible=True))

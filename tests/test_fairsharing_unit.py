@@ -17,18 +17,15 @@ from kueue_preempt import (
     ClusterQueue,
     Cohort,
     ConfigurationError,
-    DominantResourceShare,
     FairSharingConfig,
     FlavorResource,
     PreemptionConfig,
     Snapshot,
     Workload,
-    compare_drs,
-    dominant_resource_share,
-    fair_targets,
     get_targets,
-    ordering_for,
 )
+from kueue_preempt.preemption import fair_targets, ordering_for
+from kueue_preempt.snapshot import DominantResourceShare, compare_drs, dominant_resource_share
 
 CPU = FlavorResource("default", "cpu")
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)

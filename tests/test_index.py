@@ -22,7 +22,6 @@ from kueue_preempt import (
     ClusterQueue,
     ClusterQueuePreemption,
     Cohort,
-    Condition,
     FairSharingConfig,
     FlavorResource,
     PodSetUsage,
@@ -32,6 +31,7 @@ from kueue_preempt import (
     Workload,
     get_targets,
 )
+from kueue_preempt.model import Condition
 from kueue_preempt import DecisionTrace
 from kueue_preempt.model.priority import BOOST_ANNOTATION
 from kueue_preempt.snapshot.quota import QuotaNode

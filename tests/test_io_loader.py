@@ -18,7 +18,6 @@ import yaml
 
 from kueue_preempt import (
     Assignment,
-    FlavorAssignmentMode,
     FlavorResource,
     PreemptionConfig,
     PreemptionPolicy,
@@ -27,6 +26,7 @@ from kueue_preempt import (
     assign_flavors,
     get_targets,
 )
+from kueue_preempt.model import FlavorAssignmentMode
 from kueue_preempt.model.flavors import PodSetSpec, ResourceFlavor, quota_key_components
 from kueue_preempt.io import (
     ClusterDump,

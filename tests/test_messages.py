@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kueue_preempt import PreemptionReason, Workload, human_readable_reason, preemption_message
+from kueue_preempt import PreemptionReason, Workload
+from kueue_preempt.preemption import human_readable_reason, preemption_message
 
 JOB_UID = "kueue.x-k8s.io/job-uid"
 

@@ -12,17 +12,16 @@ from kueue_preempt import (
     ClusterQueue,
     ClusterQueuePreemption,
     Cohort,
-    Condition,
     FlavorResource,
     InvalidModel,
     KueuePreemptError,
     PodSetUsage,
     PreemptionConfig,
     PreemptionPolicy,
-    RequeuingTimestamp,
     ResourceQuota,
     Workload,
 )
+from kueue_preempt.model import Condition, RequeuingTimestamp
 
 UTC = timezone.utc
 CPU = FlavorResource("default", "cpu")

@@ -1,6 +1,7 @@
 """Bad input never escapes as a raw Python exception (issue 16 item 4).
 
-Every public name of ``kueue_preempt.__all__`` is enumerated programmatically, so a new public
+Every public name of ``kueue_preempt.__all__`` and of the core subpackages' ``__all__`` is
+enumerated programmatically, so a new public
 name is covered automatically (or must be added to ``SKIPPED`` with a reason, or to ``VALID``
 with a valid call). For each callable we start from a valid call and replace one argument at a
 time with a wrong type or an out-of-range value (negative counts, NaN, huge ints, ``None``, wrong
@@ -25,20 +26,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kueue_preempt as kp
+from kueue_preempt import assignment as kp_assignment
+from kueue_preempt import model as kp_model
+from kueue_preempt import preemption as kp_preemption
+from kueue_preempt import snapshot as kp_snapshot
 from kueue_preempt import (
     Assignment,
     ClusterQueue,
     ClusterQueuePreemption,
     Cohort,
-    ContainerResources,
-    DominantResourceShare,
-    FairSharingStrategy,
-    FlavorAssignment,
     FlavorQuotas,
     FlavorResource,
     KueuePreemptError,
-    NodeSelectorRequirement,
-    NodeSelectorTerm,
     PodSetSpec,
     PodSetUsage,
     PreemptionConfig,
@@ -46,10 +45,22 @@ from kueue_preempt import (
     ResourceGroup,
     ResourceQuota,
     Snapshot,
-    Taint,
-    Toleration,
     Workload,
 )
+from kueue_preempt.assignment import FlavorAssignment
+from kueue_preempt.model import (
+    ContainerResources,
+    FairSharingStrategy,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Taint,
+    Toleration,
+)
+from kueue_preempt.snapshot import DominantResourceShare
+from kueue_preempt.cycle import ClusterState
+from kueue_preempt.podgroup import Cluster, Node, Pod, PodGroup, PodGroupPreemptor
+from kueue_preempt.sim import parse_arrivals
+from test_sim_cycle import DUMP as SIM_DUMP, STATE as SIM_STATE
 from kueue_preempt.assignment import PodSetAssignment, ResourceAssignment
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
@@ -59,6 +70,8 @@ CPU = FlavorResource("default", "cpu")
 SKIPPED: dict[str, str] = {
     "BOOST_ANNOTATION": "a constant string, not callable",
     "UNLIMITED": "a constant int, not callable",
+    "WORKLOAD_PRIORITY_CLASS_GROUP": "a constant string, not callable",
+    "WORKLOAD_PRIORITY_CLASS_KIND": "a constant string, not callable",
 }
 SKIPPED_KINDS = (
     "exception classes: building one is not an entry point (their messages are tested elsewhere)",
@@ -228,6 +241,21 @@ VALID: dict[str, Callable[[], dict[str, Any]]] = {
     "sort_candidates": lambda: {"candidates": [_workload("x"), _workload("y")], "preemptor_cluster_queue": "a", "now": NOW},
     "sort_pending": lambda: {"workloads": [_workload("x"), _workload("y")]},
     "validate_boost": lambda: {"workload": _workload()},
+    "explain": lambda: {"workload": PENDING, "cluster_queue": "a", "snapshot": _snapshot(), "now": NOW},
+    "Explanation": lambda: {
+        "workload": PENDING, "cluster_queue": "a", "path": "/co/a", "priority": kp_model.PriorityInfo(5, 5, 0),
+        "config": PreemptionConfig(), "now": NOW, "mode": "Fit", "outcome": "fits", "targets": (),
+        "requests": {}, "preempt": frozenset(),
+    },
+    "schedule_cycle": lambda: {"cluster": ClusterState(cluster_queues=[_queue()], cohorts=[Cohort("co")], workloads=[PENDING]), "now": NOW},
+    "select_podgroup_victims": lambda: {
+        "preemptor": PodGroupPreemptor(PodGroup("g", priority=10), [Pod("g-0", requests={"units": "1"})]),
+        "cluster": Cluster([Node("n1", {"units": "1"})], [Pod("v", uid="v", node_name="n1", requests={"units": "1"})]),
+    },
+    "simulate": lambda: {
+        "state": SIM_STATE, "dump": SIM_DUMP,
+        "arrivals": parse_arrivals('{"at": 1, "duration": 5, "template": "train", "name": "x"}\n'),
+    },
 }
 
 
@@ -259,6 +287,15 @@ BAD: dict[str, Any] = {
 }
 
 
+# Every public name a user can import: the root's, the model's, the snapshot's and preemption's
+# ``__all__``, and the flavor assigner's entry points and value types.
+PUBLIC: dict[str, Any] = {name: getattr(kp, name) for name in kp.__all__}
+for _package in (kp_model, kp_snapshot, kp_preemption, kp_assignment):
+    for _name in _package.__all__:
+        if _package is not kp_assignment or _name in VALID:
+            PUBLIC.setdefault(_name, getattr(_package, _name))
+
+
 def _kind_skip(obj: object) -> str | None:
     if inspect.isclass(obj) and issubclass(obj, BaseException):
         return SKIPPED_KINDS[0]
@@ -269,8 +306,7 @@ def _kind_skip(obj: object) -> str | None:
 
 def _fuzzed_names() -> list[str]:
     names = []
-    for name in kp.__all__:
-        obj = getattr(kp, name)
+    for name, obj in PUBLIC.items():
         if name in SKIPPED or _kind_skip(obj) is not None:
             continue
         names.append(name)
@@ -281,7 +317,7 @@ FUZZED = _fuzzed_names()
 
 
 def _parameters(name: str) -> list[str]:
-    sig = inspect.signature(getattr(kp, name))
+    sig = inspect.signature(PUBLIC[name])
     return [p.name for p in sig.parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
@@ -292,7 +328,7 @@ def _camel(name: str) -> str:
 
 def _check(name: str, kwargs: dict[str, Any], corrupted: str) -> None:
     try:
-        getattr(kp, name)(**kwargs)
+        PUBLIC[name](**kwargs)
     except KueuePreemptError as exc:
         message = str(exc)
         named = {corrupted, _camel(corrupted), corrupted.replace("_", "-")}
@@ -305,8 +341,7 @@ def _check(name: str, kwargs: dict[str, Any], corrupted: str) -> None:
 
 def test_every_public_name_is_fuzzed_or_skipped_with_a_reason() -> None:
     """Item 4: new public names are covered automatically; the skip list is explicit."""
-    for name in kp.__all__:
-        obj = getattr(kp, name)
+    for name, obj in PUBLIC.items():
         if name in SKIPPED:
             assert not callable(obj), f"{name} is callable: fuzz it instead of skipping it"
             continue
@@ -442,7 +477,7 @@ def test_assign_flavors_names_the_bad_argument() -> None:
     with pytest.raises(kp.InvalidArgument, match=r"field 'resource_flavors\[1\]': expected ResourceFlavor, got str"):
         kp.assign_flavors(**{**_assign_call(), "resource_flavors": [ResourceFlavor("default"), "spot"]})
     with pytest.raises(kp.InvalidArgument, match=r"assign_with_targets: field 'targets'"):
-        kp.assign_with_targets(**{**_assign_call(), "targets": "get_targets"})
+        kp_assignment.assign_with_targets(**{**_assign_call(), "targets": "get_targets"})
 
 
 def test_resource_flavors_mapping_is_read_by_its_values() -> None:
@@ -450,7 +485,7 @@ def test_resource_flavors_mapping_is_read_by_its_values() -> None:
     call = _assign_call()
     by_list = kp.assign_flavors(**call)
     by_map = kp.assign_flavors(**{**call, "resource_flavors": {"default": ResourceFlavor("default")}})
-    assert by_map == by_list and by_list.mode is kp.FlavorAssignmentMode.FIT
+    assert by_map == by_list and by_list.mode is kp_model.FlavorAssignmentMode.FIT
     with pytest.raises(kp.InvalidArgument, match="resource_flavors"):
         kp.assign_flavors(**{**call, "resource_flavors": {"default": None}})
 
@@ -458,7 +493,7 @@ def test_resource_flavors_mapping_is_read_by_its_values() -> None:
 def test_gates_refuse_non_bool_switches() -> None:
     """FAS-16: a gate is a bool; ``0`` or ``"false"`` would silently read as a position."""
     with pytest.raises(kp.InvalidModel, match=r"AssignmentGates: field 'partial_admission': expected a bool, got str"):
-        kp.AssignmentGates(partial_admission="false")  # type: ignore[arg-type]
+        kp_assignment.AssignmentGates(partial_admission="false")  # type: ignore[arg-type]
 
 
 def test_reclaimable_pods_pairs_and_bounds() -> None:

@@ -14,14 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kueue_preempt import (
-    BOOST_ANNOTATION,
-    PreemptionConfig,
-    Workload,
-    candidate_sort_key,
-    candidates_ordering,
-    sort_candidates,
-)
+from kueue_preempt import PreemptionConfig, Workload
+from kueue_preempt.model import BOOST_ANNOTATION
+from kueue_preempt.preemption import candidate_sort_key, candidates_ordering, sort_candidates
 
 UTC = timezone.utc
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from kueue_preempt import DecisionTrace, DuplicateName, InvalidModel, InvalidQuantity, KueuePreemptError
+from kueue_preempt import DecisionTrace, InvalidModel, InvalidQuantity, KueuePreemptError
+from kueue_preempt.errors import DuplicateName
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.podgroup import (
     NOT_STARTED,

@@ -14,8 +14,6 @@ from kueue_preempt import (
     ClusterQueue,
     ClusterQueuePreemption,
     ConfigurationError,
-    Condition,
-    EvictionStat,
     FlavorResource,
     KueuePreemptError,
     PodSetUsage,
@@ -23,9 +21,9 @@ from kueue_preempt import (
     ResourceQuota,
     Snapshot,
     Workload,
-    effective_priority,
     get_targets,
 )
+from kueue_preempt.model import Condition, EvictionStat, effective_priority
 from kueue_preempt.policies import (
     DEFAULT_NEGATIVE_BOOST,
     EVENT_BOOST_CLEARED,

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kueue_preempt import ConfigurationError, EvictionStat, InvalidQuantity, Workload, preemption_cost
+from kueue_preempt import ConfigurationError, InvalidQuantity, Workload
+from kueue_preempt.model import EvictionStat, preemption_cost
 from kueue_preempt.policies import ActionKind, StatusAction, clear_cost, compute_cost, reconcile_cost
 
 

@@ -7,20 +7,17 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from kueue_preempt import (
-    BOOST_ANNOTATION,
     BorrowWithinCohort,
     ClusterQueue,
     ClusterQueuePreemption,
-    Condition,
     FlavorResource,
     PodSetUsage,
     PreemptionConfig,
     PreemptionPolicy,
-    RequeuingTimestamp,
     Workload,
-    queue_order_timestamp,
-    satisfies_preemption_policy,
 )
+from kueue_preempt.model import BOOST_ANNOTATION, Condition, RequeuingTimestamp
+from kueue_preempt.preemption import queue_order_timestamp, satisfies_preemption_policy
 from kueue_preempt.preemption.common.policy import borrow_within_cohort_forbidden, can_always_reclaim, uses_flavor_resources
 
 UTC = timezone.utc

@@ -7,13 +7,11 @@ from decimal import Decimal
 
 import pytest
 
-from kueue_preempt import (
+from kueue_preempt import KueuePreemptError, PreemptionConfig, Workload
+from kueue_preempt.errors import InvalidBoost
+from kueue_preempt.model import (
     BOOST_ANNOTATION,
-    InvalidBoost,
-    KueuePreemptError,
-    PreemptionConfig,
     PriorityInfo,
-    Workload,
     effective_priority,
     parse_boost,
     preemption_cost,

@@ -35,9 +35,9 @@ from kueue_preempt import (
     Snapshot,
     Target,
     Workload,
-    classic_targets,
     get_targets,
 )
+from kueue_preempt.preemption import classic_targets
 from kueue_preempt.testing.strategies import Scenario, configs, scenarios
 
 T = TypeVar("T")

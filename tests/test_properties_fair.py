@@ -16,17 +16,10 @@ import attrs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kueue_preempt import (
-    DecisionTrace,
-    FairSharingConfig,
-    FlavorResource,
-    PreemptionConfig,
-    QuotaNode,
-    Snapshot,
-    Verdict,
-    dominant_resource_share,
-    get_targets,
-)
+from kueue_preempt import DecisionTrace, FairSharingConfig, FlavorResource, PreemptionConfig, Snapshot, get_targets
+from kueue_preempt.preemption import Verdict
+from kueue_preempt.snapshot import dominant_resource_share
+from kueue_preempt.snapshot.quota import QuotaNode
 from kueue_preempt.testing.strategies import Scenario, scenarios
 
 SETTINGS = settings(

@@ -22,9 +22,9 @@ from kueue_preempt import (
     Snapshot,
     Workload,
     WorkloadPriorityClass,
-    check_non_preemptible_quota,
     get_targets,
 )
+from kueue_preempt.preemption import check_non_preemptible_quota
 from kueue_preempt.testing.strategies import Scenario, scenarios
 
 CLASSES = [

@@ -10,14 +10,8 @@ from typing import cast
 
 import pytest
 
-from kueue_preempt import (
-    UNLIMITED,
-    InvalidQuantity,
-    KueuePreemptError,
-    parse_quantity,
-    quota_amount,
-    request_amount,
-)
+from kueue_preempt import InvalidQuantity, KueuePreemptError, parse_quantity, quota_amount, request_amount
+from kueue_preempt.model import UNLIMITED
 from kueue_preempt.model.quantity import MIN_AMOUNT, amount_add, amount_sub
 
 INT64_MAX = 2**63 - 1

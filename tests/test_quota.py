@@ -42,22 +42,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kueue_preempt import (
-    UNLIMITED,
     ClusterQueue,
     Cohort,
-    CohortCycle,
-    DuplicateName,
     FlavorResource,
-    InputTooLarge,
     KueuePreemptError,
     PodSetUsage,
-    QuotaNode,
     ResourceQuota,
     Snapshot,
-    UnknownClusterQueue,
-    UnknownCohort,
     Workload,
 )
+from kueue_preempt.errors import CohortCycle, DuplicateName, InputTooLarge, UnknownClusterQueue, UnknownCohort
+from kueue_preempt.model import UNLIMITED
+from kueue_preempt.snapshot.quota import QuotaNode
 from kueue_preempt.snapshot.quota import MAX_COHORT_DEPTH
 
 GPU = FlavorResource("f", "gpu")

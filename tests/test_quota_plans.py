@@ -18,7 +18,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kueue_preempt import UNLIMITED, ClusterQueue, Cohort, FlavorResource, PodSetUsage, ResourceQuota, Snapshot, Workload
+from kueue_preempt import ClusterQueue, Cohort, FlavorResource, PodSetUsage, ResourceQuota, Snapshot, Workload
+from kueue_preempt.model import UNLIMITED
 from kueue_preempt.model.quantity import amount_add, amount_sub
 from kueue_preempt.snapshot.quota import QuotaNode
 

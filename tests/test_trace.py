@@ -15,10 +15,10 @@ from kueue_preempt import (
     FlavorResource,
     PreemptionConfig,
     Snapshot,
-    Verdict,
     Workload,
     get_targets,
 )
+from kueue_preempt.preemption import Verdict
 from builders import cpu_queue, cpu_workload
 from kueue_cases import CASES_DIR, config_of, incoming_of, load_cases, now_of, snapshot_of
 

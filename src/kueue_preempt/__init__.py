@@ -1,214 +1,133 @@
-"""kueue_preempt: Kueue's preemption algorithms as typed, pure-Python functions.
+"""kueue_preempt: Kueue's preemption, flavor assignment and scheduling cycle as typed, pure-Python functions.
 
-Import the public API from here; submodules are one concept each (``quantity``, ``model``,
-``quota``, ``priority``, ``ordering``, ``policy``, ``classic``, ``drs``, ``fairsharing``,
-``preemption``).
+The root holds what each job needs; everything else lives in the layer folders, each with a
+documented ``__all__``:
+
+* decide: :func:`get_targets` (preemption), :func:`assign_flavors` (flavor assignment),
+  :func:`schedule_cycle` (one scheduling cycle), :func:`select_podgroup_victims` (kube-scheduler
+  PodGroups), :func:`explain` (a nomination with its trace), :func:`simulate` (over time);
+* the facts they read: :class:`Snapshot` and the model types; quantities;
+* the errors: every error derives from :class:`KueuePreemptError`.
+
+Subpackages: ``model``, ``snapshot``, ``preemption``, ``assignment``, ``cycle``, ``podgroup``,
+``policies``, ``sim``, ``kperf``, ``sweep``, ``io``, ``testing``.
 """
 
 from __future__ import annotations
 
-from kueue_preempt.preemption.classic import classic_targets
-from kueue_preempt.model.config import (
-    AdmissionFairSharing,
-    FairSharingConfig,
-    FairSharingStrategy,
-    FeatureGates,
-    NonPreemptibleMode,
-    PreemptionConfig,
-    RequeuingTimestamp,
-    WaitForPodsReady,
-)
-from kueue_preempt.snapshot.drs import DominantResourceShare, compare_drs, dominant_resource_share, is_borrowing, is_borrowing_on
+from typing import TYPE_CHECKING, Any
+
+from kueue_preempt.assignment import assign_flavors
 from kueue_preempt.errors import (
-    CohortCycle,
     ConfigurationError,
-    DuplicateName,
-    InputTooLarge,
     InvalidArgument,
-    InvalidBoost,
     InvalidModel,
     InvalidQuantity,
     KueuePreemptError,
-    UnknownClusterQueue,
-    UnknownCohort,
     UnknownReference,
-    UnsupportedConfiguration,
 )
-from kueue_preempt.preemption.fairsharing import (
-    ClusterQueueOrdering,
-    fair_shares,
-    fair_targets,
-    ordering_for,
-    strategy_allows,
-    target_share_after_removal,
-)
-from kueue_preempt.preemption.common.messages import human_readable_reason, preemption_message
 from kueue_preempt.model import (
     Assignment,
     BorrowWithinCohort,
     ClusterQueue,
     ClusterQueuePreemption,
     Cohort,
-    ClassPreemptionPolicy,
-    Condition,
-    EvictionStat,
-    FlavorAssignmentMode,
+    FairSharingConfig,
+    FeatureGates,
+    FlavorFungibility,
+    FlavorQuotas,
     FlavorResource,
+    PodSetSpec,
     PodSetUsage,
+    PreemptionConfig,
     PreemptionPolicy,
     PreemptionReason,
+    ResourceFlavor,
+    ResourceGroup,
     ResourceQuota,
-    PriorityClassRef,
     Target,
     Workload,
     WorkloadPriorityClass,
+    parse_quantity,
+    quota_amount,
+    request_amount,
 )
-from kueue_preempt.preemption.nonpreemptible import (
-    NonPreemptibleQuotaCheck,
-    NonPreemptibleViolation,
-    check_non_preemptible_quota,
-    is_non_preemptible,
-)
-from kueue_preempt.preemption.common.ordering import candidate_sort_key, candidates_ordering, sort_candidates
-from kueue_preempt.preemption.common.policy import queue_order_timestamp, satisfies_preemption_policy
-from kueue_preempt.preemption.targets import get_targets
-from kueue_preempt.model.priority import (
-    BOOST_ANNOTATION,
-    PriorityInfo,
-    effective_priority,
-    parse_boost,
-    preemption_cost,
-    priority_info,
-    validate_boost,
-)
-from kueue_preempt.cycle.queueing import scheduling_order_key, sort_pending
-from kueue_preempt.preemption.common.trace import DecisionTrace, TraceEvent, Verdict
-from kueue_preempt.model.flavors import (
-    FlavorFungibility,
-    FlavorPreference,
-    FlavorQuotas,
-    FungibilityPolicy,
-    NodeSelectorRequirement,
-    NodeSelectorTerm,
-    PodSetSpec,
-    ResourceFlavor,
-    ResourceGroup,
-    Taint,
-    Toleration,
-)
-from kueue_preempt.model.pod_requests import ContainerResources, effective_pod_requests
-from kueue_preempt.assignment import (
-    AssignmentDecision,
-    AssignmentGates,
-    FlavorAssignment,
-    QuotaCheckStrategy,
-    assign_flavors,
-    assign_with_targets,
-)
-from kueue_preempt.model.quantity import UNLIMITED, parse_quantity, quota_amount, request_amount
-from kueue_preempt.snapshot.quota import QuotaNode, Snapshot
+from kueue_preempt.preemption import DecisionTrace, get_targets
+from kueue_preempt.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from kueue_preempt.cycle import schedule_cycle
+    from kueue_preempt.explanation import Explanation, explain
+    from kueue_preempt.podgroup import select_podgroup_victims
+    from kueue_preempt.sim.run import simulate
 
 __version__ = "0.1.0"
 
+# The simulator, the cycle and explain (a cycle nomination) pull in their own layers; import them on first use so that a
+# plain ``import kueue_preempt`` stays cheap.
+_LAZY = {
+    "explain": "kueue_preempt.explanation",
+    "Explanation": "kueue_preempt.explanation",
+    "schedule_cycle": "kueue_preempt.cycle",
+    "select_podgroup_victims": "kueue_preempt.podgroup",
+    "simulate": "kueue_preempt.sim.run",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kueue_preempt' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
-    "AdmissionFairSharing",
-    "Assignment",
-    "AssignmentDecision",
-    "AssignmentGates",
-    "FlavorAssignment",
-    "FlavorFungibility",
-    "FlavorPreference",
-    "FlavorQuotas",
-    "FungibilityPolicy",
-    "NodeSelectorRequirement",
-    "NodeSelectorTerm",
+    # decisions
+    "get_targets",
+    "assign_flavors",
+    "schedule_cycle",
+    "select_podgroup_victims",
+    "explain",
+    "Explanation",
+    "simulate",
+    "DecisionTrace",
+    # the quota snapshot
+    "Snapshot",
+    # the model
+    "Workload",
+    "PodSetUsage",
     "PodSetSpec",
-    "QuotaCheckStrategy",
+    "ClusterQueue",
+    "ClusterQueuePreemption",
+    "BorrowWithinCohort",
+    "PreemptionPolicy",
+    "Cohort",
+    "ResourceQuota",
+    "FlavorResource",
     "ResourceFlavor",
     "ResourceGroup",
-    "Taint",
-    "Toleration",
-    "assign_flavors",
-    "assign_with_targets",
-    "ContainerResources",
-    "effective_pod_requests",
-    "BOOST_ANNOTATION",
-    "BorrowWithinCohort",
-    "ClusterQueue",
-    "ClusterQueueOrdering",
-    "DecisionTrace",
-    "DominantResourceShare",
-    "ClusterQueuePreemption",
-    "Cohort",
-    "CohortCycle",
-    "ClassPreemptionPolicy",
-    "Condition",
-    "EvictionStat",
-    "ConfigurationError",
-    "DuplicateName",
-    "FairSharingConfig",
-    "FairSharingStrategy",
-    "FeatureGates",
-    "FlavorAssignmentMode",
-    "FlavorResource",
-    "InputTooLarge",
-    "InvalidArgument",
-    "InvalidBoost",
-    "InvalidModel",
-    "InvalidQuantity",
-    "KueuePreemptError",
-    "NonPreemptibleMode",
-    "NonPreemptibleQuotaCheck",
-    "NonPreemptibleViolation",
-    "PodSetUsage",
-    "PreemptionConfig",
-    "PreemptionPolicy",
-    "PreemptionReason",
-    "PriorityClassRef",
-    "PriorityInfo",
-    "QuotaNode",
-    "RequeuingTimestamp",
-    "ResourceQuota",
-    "Snapshot",
-    "Target",
-    "TraceEvent",
-    "UNLIMITED",
-    "UnknownClusterQueue",
-    "UnknownCohort",
-    "UnknownReference",
-    "UnsupportedConfiguration",
-    "Verdict",
-    "WaitForPodsReady",
-    "Workload",
+    "FlavorQuotas",
+    "FlavorFungibility",
     "WorkloadPriorityClass",
-    "candidate_sort_key",
-    "candidates_ordering",
-    "check_non_preemptible_quota",
-    "classic_targets",
-    "compare_drs",
-    "dominant_resource_share",
-    "fair_shares",
-    "fair_targets",
-    "is_borrowing",
-    "is_borrowing_on",
-    "is_non_preemptible",
-    "ordering_for",
-    "strategy_allows",
-    "target_share_after_removal",
-    "effective_priority",
-    "get_targets",
-    "human_readable_reason",
-    "parse_boost",
+    "Assignment",
+    "Target",
+    "PreemptionReason",
+    "PreemptionConfig",
+    "FeatureGates",
+    "FairSharingConfig",
+    # quantities
     "parse_quantity",
-    "preemption_cost",
-    "preemption_message",
-    "priority_info",
-    "queue_order_timestamp",
     "quota_amount",
     "request_amount",
-    "satisfies_preemption_policy",
-    "scheduling_order_key",
-    "sort_candidates",
-    "sort_pending",
-    "validate_boost",
+    # errors
+    "KueuePreemptError",
+    "InvalidModel",
+    "InvalidArgument",
+    "InvalidQuantity",
+    "UnknownReference",
+    "ConfigurationError",
 ]

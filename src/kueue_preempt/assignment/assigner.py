@@ -133,6 +133,11 @@ def assign_flavors(
     changed (the default oracle works inside :meth:`Snapshot.preserved`). Every argument is
     checked first: a wrong type or value raises :class:`~kueue_preempt.errors.InvalidArgument`
     naming the parameter.
+
+    Cost: for each pod set and resource group, one fit test (O(F · d) quota walk, Q-9) per
+    flavor tried, in flavor order until the fungibility policy stops the scan (FAS-4..FAS-12);
+    with the default oracle a flavor that needs preemption adds one
+    :func:`~kueue_preempt.get_targets` call (FA-6).
     """
     checked = check_assign_args(
         "assign_flavors", workload, cluster_queue, snapshot, resource_flavors,

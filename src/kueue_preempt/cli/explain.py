@@ -1,4 +1,4 @@
-"""``explain``'s flavor assignment: Kueue's assigner, or an explicit ``--assignment`` file.
+"""``explain``'s assignment rows: Kueue's assigner, or an explicit ``--assignment`` file.
 
 The named workload is evaluated as if it were its queue's head in the next cycle: Kueue's flavor
 assignment (:func:`kueue_preempt.assignment.assign_with_targets`: FAS-2..FAS-24, then
@@ -7,30 +7,25 @@ the same steps :func:`kueue_preempt.cycle.nominate` takes for a head (SC-NOM-2).
 no queue memory, so the scan starts at each resource group's first flavor; Kueue resumes from
 the flavor its last cycle stopped at (FAS-12), which the output says.
 
-This module only chooses and describes the assignment (the rows and JSON ``explain`` prints);
-the algorithm is the library's.
+This module only formats (the rows and JSON ``explain`` prints); the decision is
+:func:`kueue_preempt.explain`'s.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import attrs
 
-from kueue_preempt.assignment import FlavorAssignment, FlavorAttempt, QuotaCheckStrategy, assign_with_targets
+from kueue_preempt.assignment import FlavorAssignment, FlavorAttempt
 from kueue_preempt.assignment.result import mode_rank
-from kueue_preempt.model.config import PreemptionConfig
-from kueue_preempt.cycle import CycleConfig
-from kueue_preempt.cycle.nominate import _gates_of as cycle_gates
-from kueue_preempt.model.flavors import ResourceFlavor
+from kueue_preempt.explanation import Explanation, explain
 from kueue_preempt.io import WorkloadAssignment, to_assignment
 from kueue_preempt.io._format import quantity_text
 from kueue_preempt.io.objects import PodSetRequests
-from kueue_preempt.model import Assignment, FlavorAssignmentMode, Target, Workload
-from kueue_preempt.preemption.targets import get_targets
+from kueue_preempt.model import FlavorAssignmentMode, FlavorResource, PreemptionConfig, Target, Workload
 from kueue_preempt.snapshot.quota import Snapshot
-from kueue_preempt.preemption.common.trace import DecisionTrace
 
 __all__ = ["ExplainAssignment", "kueue_assignment", "file_assignment", "KUEUE_NOTE"]
 
@@ -127,68 +122,36 @@ def _kueue_pod_sets(a: FlavorAssignment) -> tuple[dict[str, Any], ...]:
     )
 
 
-def _requests(assignment: Assignment) -> tuple[dict[str, str], tuple[str, ...]]:
-    requests = {str(fr): quantity_text(v, fr.resource) for fr, v in sorted(assignment.requests.items())}
-    return requests, tuple(sorted(str(fr) for fr in assignment.preempt))
+def _requests(
+    requests: Mapping[FlavorResource, int], preempt: Iterable[FlavorResource]
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    texts = {str(fr): quantity_text(v, fr.resource) for fr, v in sorted(requests.items())}
+    return texts, tuple(sorted(str(fr) for fr in preempt))
 
 
-def kueue_assignment(
-    workload: Workload,
-    cluster_queue: str,
-    snapshot: Snapshot,
-    flavors: Sequence[ResourceFlavor],
-    config: PreemptionConfig,
-    now: datetime,
-    trace: DecisionTrace,
-) -> ExplainAssignment:
-    """FAS-13/FAS-14 as Kueue nominates a head (SC-NOM-2), from the first flavor (FAS-12).
-
-    A flavor the ClusterQueue lists but the dump lacks is taken as a ResourceFlavor without
-    node labels, taints or tolerations (docs/decisions.md), and the note says so.
-    """
-    given = {f.name: f for f in flavors}
-    node_cq = snapshot.cluster_queue(cluster_queue).cluster_queue
-    listed = dict.fromkeys(fr.flavor for fr in node_cq.quotas) if node_cq is not None else {}
-    absent = [name for name in listed if name not in given]
-    for name in absent:
-        given[name] = ResourceFlavor(name)
+def kueue_assignment(e: Explanation) -> ExplainAssignment:
+    """The ``Assignment:`` rows of Kueue's assigner's nomination (SC-NOM-2, FAS-12..FAS-14)."""
+    a = e.assignment
+    assert a is not None  # an explanation without a given assignment carries the assigner's
     missing = (
-        "ResourceFlavor " + ", ".join(absent) + " not in the dump: taken without node labels or taints" if absent else ""
+        "ResourceFlavor " + ", ".join(e.missing_flavors) + " not in the dump: taken without node labels or taints"
+        if e.missing_flavors
+        else ""
     )
-    decision = assign_with_targets(
-        workload,
-        cluster_queue,
-        snapshot,
-        given,
-        config=config,
-        gates=cycle_gates(CycleConfig(config)),
-        quota_check=QuotaCheckStrategy.BLOCK_UNDECLARED,
-        now=now,
-        trace=trace,
-    )
-    a = decision.assignment
-    note = KUEUE_NOTE + (f"; {missing}" if missing else "")
-    requests, preempt = _requests(a.to_assignment()) if a.mode is not FlavorAssignmentMode.NO_FIT else ({}, ())
-    if a.mode is FlavorAssignmentMode.FIT:
-        outcome = "fits"
-    elif a.mode is FlavorAssignmentMode.NO_FIT:
-        outcome = "no-fit"
-    else:
-        outcome = "targets" if decision.targets else "no-targets"
-    message = a.message
+    requests, preempt = _requests(e.requests, e.preempt)
     return ExplainAssignment(
         source="kueue",
-        note=note,
+        note=KUEUE_NOTE + (f"; {missing}" if missing else ""),
         pod_sets=_kueue_pod_sets(a),
-        mode=a.mode,
-        no_fit=(message,) if a.mode is FlavorAssignmentMode.NO_FIT and message else (),
+        mode=e.mode,
+        no_fit=e.no_fit,
         requests=requests,
         preempt=preempt,
-        outcome=outcome,
-        targets=decision.targets,
+        outcome=e.outcome.value,
+        targets=e.targets,
         borrowing=a.borrowing,
         no_fit_reason=a.no_fit_reason,
-        partial=decision.partial,
+        partial=e.partial,
     )
 
 
@@ -201,9 +164,9 @@ def file_assignment(
     snapshot: Snapshot,
     config: PreemptionConfig,
     now: datetime,
-    trace: DecisionTrace,
-) -> ExplainAssignment:
-    """``--assignment FILE``: the given flavors and modes, then ``get_targets`` (FA-2, FA-3)."""
+) -> tuple[ExplainAssignment, Explanation | None]:
+    """``--assignment FILE``: the given flavors and modes, then ``get_targets`` (FA-2, FA-3)
+    through :func:`kueue_preempt.explain` (``None`` for a file that says ``NoFit``)."""
     rows = tuple(
         {
             "name": ps.name,
@@ -213,27 +176,16 @@ def file_assignment(
         }
         for ps in fa.pod_sets
     )
-    targets: list[Target] = []
-    requests: dict[str, str] = {}
-    preempt: tuple[str, ...] = ()
     if fa.mode is FlavorAssignmentMode.NO_FIT:
-        outcome = "no-fit"
-    else:
-        assignment = to_assignment(pod_sets, fa)
-        requests, preempt = _requests(assignment)
-        if not assignment.preempt:
-            outcome = "fits"
-        else:
-            targets = get_targets(workload, cluster_queue, assignment, snapshot, config, now, trace)
-            outcome = "targets" if targets else "no-targets"
-    return ExplainAssignment(
-        source="file",
-        note=f"from {path}",
-        pod_sets=rows,
-        mode=fa.mode,
-        no_fit=fa.no_fit,
-        requests=requests,
-        preempt=preempt,
-        outcome=outcome,
-        targets=tuple(targets),
-    )
+        shown = ExplainAssignment(
+            source="file", note=f"from {path}", pod_sets=rows, mode=fa.mode, no_fit=fa.no_fit,
+            requests={}, preempt=(), outcome="no-fit", targets=(),
+        )  # fmt: skip
+        return shown, None
+    e = explain(workload, cluster_queue, snapshot, config=config, now=now, assignment=to_assignment(pod_sets, fa))
+    requests, preempt = _requests(e.requests, e.preempt)
+    shown = ExplainAssignment(
+        source="file", note=f"from {path}", pod_sets=rows, mode=fa.mode, no_fit=fa.no_fit,
+        requests=requests, preempt=preempt, outcome=e.outcome.value, targets=e.targets,
+    )  # fmt: skip
+    return shown, e

@@ -57,6 +57,7 @@ from kueue_preempt.io import (
     read_bytes,
 )
 from kueue_preempt.cli.explain import ExplainAssignment, file_assignment, kueue_assignment
+from kueue_preempt.explanation import explain
 from kueue_preempt.io._format import quantity_text, time_text
 from kueue_preempt.io.kueue_config import KueueConfiguration, load_kueue_config
 from kueue_preempt.io.dump import dump_from_objects, resolve_priorities
@@ -70,7 +71,7 @@ from kueue_preempt.podgroup import PodGroupPreemptionResult, PodGroupPreemptor, 
 from kueue_preempt.preemption.targets import get_targets
 from kueue_preempt.model.priority import preemption_cost, priority_info
 from kueue_preempt.snapshot.quota import QuotaNode, Snapshot
-from kueue_preempt.preemption.common.trace import DecisionTrace
+from kueue_preempt.preemption.common.trace import DecisionTrace, TraceEvent
 
 __all__ = [
     "main",
@@ -186,15 +187,14 @@ def _explain(args: argparse.Namespace) -> tuple[int, str]:
     snapshot = dump.snapshot(reclaimable_pods=reclaim)
     if not snapshot.has_cluster_queue(cq):
         raise UnknownClusterQueue("--cluster-queue", "cluster_queue", cq)
-    trace = DecisionTrace()
     if args.assignment:
         pod_sets = lw.requested_pod_sets(reclaim)  # FAS-1a
-        fa = file_assignment(
-            args.assignment, load_assignment(args.assignment, pod_sets), pod_sets,
-            lw.workload, cq, snapshot, config, now, trace,
-        )  # fmt: skip
+        given = load_assignment(args.assignment, pod_sets)
+        fa, e = file_assignment(args.assignment, given, pod_sets, lw.workload, cq, snapshot, config, now)
+        trace = e.trace if e is not None else ()
     else:
-        fa = kueue_assignment(lw.workload, cq, snapshot, dump.flavors(), config, now, trace)
+        e = explain(lw.workload, cq, snapshot, flavors=dump.flavors(), config=config, now=now)
+        fa, trace = kueue_assignment(e), e.trace
     report = _ExplainReport(lw, cq, via, snapshot, config, now, fa, trace)
     text = report.json() if args.output == "json" else report.table(show_trace=not args.no_trace)
     if args.workload and not args.cluster_queue:
@@ -221,7 +221,7 @@ class _ExplainReport:
         config: PreemptionConfig,
         now: datetime,
         fa: ExplainAssignment,
-        trace: DecisionTrace,
+        trace: Sequence[TraceEvent],
     ) -> None:
         self.lw = lw
         self.cq = cq
@@ -306,7 +306,7 @@ class _ExplainReport:
             **self.fa.json(),
             "outcome": self.outcome,
             "targets": [self._target_json(t) for t in self.targets],
-            "trace": self.trace.as_dicts(),
+            "trace": [e.as_dict() for e in self.trace],
         }
         return json.dumps(doc, indent=2) + "\n"
 

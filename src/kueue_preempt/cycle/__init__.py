@@ -34,6 +34,7 @@ from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.entry import Mode, Nomination, Outcome
 from kueue_preempt.cycle.incremental import CycleState, StepResult
 from kueue_preempt.cycle.order import classic_entry_order
+from kueue_preempt.cycle.queueing import scheduling_order_key, sort_pending
 from kueue_preempt.cycle.queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
 from kueue_preempt.cycle.run import CycleRun, run_cycles, stability_cap
 from kueue_preempt.cycle.selectors import LabelSelectorRequirement, LabelSelector
@@ -42,6 +43,8 @@ from kueue_preempt.cycle.step import CycleResult, HeadResult, initial_queue_stat
 from kueue_preempt.cycle.transitions import delete_workloads, notify, queue_inadmissible, release_evicted
 
 __all__ = [
+    "scheduling_order_key",
+    "sort_pending",
     "AdmissionCheckState",
     "ClusterQueueQueue",
     "ClusterState",

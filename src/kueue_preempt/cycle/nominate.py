@@ -24,13 +24,14 @@ from kueue_preempt.assignment.oracle import OracleResult, judge_targets
 from kueue_preempt.model.config import FeatureGates, PreemptionConfig
 from kueue_preempt.model.flavors import ResourceFlavor
 from kueue_preempt.model import Assignment, FlavorAssignmentMode, FlavorResource, PodSetUsage, Target, Workload
+from kueue_preempt.preemption.common.trace import DecisionTrace
 from kueue_preempt.preemption.targets import get_targets
 from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.entry import Mode, Nomination
 from kueue_preempt.cycle.queues import ScanProgress
 
-__all__ = ["nominate", "flavors_considered", "admission_pod_sets"]
+__all__ = ["nominate", "nominate_assignment", "NominatedAssignment", "assignment_gates", "flavors_considered", "admission_pod_sets"]
 
 _MODES = {
     FlavorAssignmentMode.FIT: Mode.FIT,
@@ -64,6 +65,11 @@ _gates_of_flags: IdentityMemo[FeatureGates, AssignmentGates] = IdentityMemo(_gat
 def _gates_of(config: CycleConfig) -> AssignmentGates:
     """:func:`_gates` memoised per FeatureGates instance."""
     return _gates_of_flags(config.gates)
+
+
+def assignment_gates(config: CycleConfig) -> AssignmentGates:
+    """The flavor assigner's gates (FAS-16) the cycle runs with under ``config``'s feature gates."""
+    return _gates_of(config)
 
 
 # Assignments the oracle and SC-NOM-2 pass to get_targets, shared by value. ``Assignment``'s
@@ -103,10 +109,18 @@ class _RememberingOracle:
         self.now = now
         self._known: dict[Assignment, list[Target]] = {}
 
-    def targets(self, workload: Workload, cluster_queue: str, assignment: Assignment, snapshot: Snapshot) -> list[Target]:
-        known = self._known.get(assignment)
+    def targets(
+        self,
+        workload: Workload,
+        cluster_queue: str,
+        assignment: Assignment,
+        snapshot: Snapshot,
+        trace: DecisionTrace | None = None,
+    ) -> list[Target]:
+        known = self._known.get(assignment) if trace is None else None
         if known is None:
-            known = self._known[assignment] = get_targets(workload, cluster_queue, assignment, snapshot, self.config, self.now)
+            # A traced question is answered afresh so that its steps reach the trace.
+            known = self._known[assignment] = get_targets(workload, cluster_queue, assignment, snapshot, self.config, self.now, trace)
         return list(known)
 
     def __call__(
@@ -230,7 +244,36 @@ def nominate(
     starts from the first flavor (the caller passes no progress). ``generation``, ``cycle``
     and ``shape`` are written into the returned scan progress (what SC-FR-3 later compares).
     """
-    stamp = (generation, cycle, shape)
+    found = nominate_assignment(workload, cluster_queue, snapshot, flavors, config, now, progress=progress, pins=pins)
+    return _nomination(found.assignment, found.targets, (generation, cycle, shape))
+
+
+@attrs.frozen
+class NominatedAssignment:
+    """A head's flavor assignment as the cycle nominates it (SC-NOM-2), before the cycle's
+    bookkeeping: the assignment, its targets (empty unless ``Preempt`` found some) and whether
+    it is a partial admission's reduced counts (FAS-14)."""
+
+    assignment: FlavorAssignment
+    targets: tuple[Target, ...]
+    partial: bool
+
+
+def nominate_assignment(
+    workload: Workload,
+    cluster_queue: str,
+    snapshot: Snapshot,
+    flavors: Mapping[str, ResourceFlavor],
+    config: CycleConfig,
+    now: datetime,
+    *,
+    progress: ScanProgress | None = None,
+    pins: Mapping[tuple[str, str], str] | None = None,
+    trace: DecisionTrace | None = None,
+) -> NominatedAssignment:
+    """The decision part of :func:`nominate` (SC-NOM-2, FAS-13, FAS-14), with an optional
+    decision ``trace``: what :func:`kueue_preempt.explain` reports for one workload, so an
+    explanation and the cycle agree by construction. ``snapshot`` is left unchanged."""
     gates = _gates_of(config)
     quota_check = QuotaCheckStrategy.IGNORE_UNDECLARED if config.ignore_undeclared_resources else QuotaCheckStrategy.BLOCK_UNDECLARED
     prog = _progress_arg(progress) if config.flavor_fungibility else None
@@ -250,17 +293,17 @@ def nominate(
 
     def run(counts: Sequence[int] | None) -> tuple[FlavorAssignment, list[Target]]:
         args = checked if counts is None else attrs.evolve(checked, counts=tuple(counts))
-        a = run_assignment(workload, cluster_queue, snapshot, args, config.preemption, gates, oracle, now, None)
+        a = run_assignment(workload, cluster_queue, snapshot, args, config.preemption, gates, oracle, now, trace)
         targets: list[Target] = []
         if a.mode is FlavorAssignmentMode.PREEMPT:
             targets = oracle.targets(
-                workload, cluster_queue, _assignment(a.total_requests(), a.preempt_flavor_resources()), snapshot
+                workload, cluster_queue, _assignment(a.total_requests(), a.preempt_flavor_resources()), snapshot, trace
             )
         return a, targets
 
     full, targets = run(None)
     if full.mode is FlavorAssignmentMode.FIT or targets:
-        return _nomination(full, targets, stamp)
+        return NominatedAssignment(full, tuple(targets), False)
     specs = workload.spec_pod_sets
     if config.partial_admission and any(ps.min_count is not None and ps.min_count < ps.count for ps in specs):
 
@@ -270,5 +313,5 @@ def nominate(
 
         found, ok = search_counts([ps.count for ps in specs], [ps.min_count for ps in specs], attempt)
         if ok and found is not None:
-            return _nomination(*found, stamp)
-    return _nomination(full, [], stamp)
+            return NominatedAssignment(found[0], tuple(found[1]), True)
+    return NominatedAssignment(full, (), False)

@@ -14,6 +14,7 @@ from typing import Hashable, Iterable, Mapping
 
 import attrs
 
+from kueue_preempt._util.checks import arg, optional_arg
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt._util.memo import IdentityMemo
 from kueue_preempt.model.time import ZERO_TIME, micros
@@ -1071,7 +1072,15 @@ def schedule_cycle(
     cycle time written into conditions and events (default: the current UTC time).
     Deterministic: heads in ClusterQueue-name order, stable entry sort, name-ordered
     tournament (SC-SIM-11).
+
+    Cost: one nomination per ClusterQueue head (see :func:`kueue_preempt.explain`) plus sorting
+    the entries, O(heads · nomination + heads log heads); the snapshot is built once per call.
+    :class:`~kueue_preempt.cycle.CycleState` keeps it across cycles.
     """
+    arg(cluster, ClusterState, "schedule_cycle", "cluster")
+    optional_arg(queues, QueueState, "schedule_cycle", "queues")
+    arg(config, CycleConfig, "schedule_cycle", "config")
+    optional_arg(now, datetime, "schedule_cycle", "now")
     if now is None:
         from datetime import timezone
 

@@ -26,9 +26,6 @@ from kueue_preempt.model.flavors import (
     FlavorPreference,
     FlavorFungibility,
     PodSetSpec,
-    quotas_of_groups,
-    quota_key_components,
-    groups_of_quota_keys,
 )
 from kueue_preempt.model.queues import (
     PreemptionPolicy,
@@ -65,6 +62,26 @@ from kueue_preempt.model.config import (
     AdmissionFairSharing,
 )
 
+from kueue_preempt.model.pod_requests import (
+    ContainerResources,
+    effective_pod_requests,
+)
+from kueue_preempt.model.priority import (
+    BOOST_ANNOTATION,
+    PriorityInfo,
+    effective_priority,
+    parse_boost,
+    preemption_cost,
+    priority_info,
+    validate_boost,
+)
+from kueue_preempt.model.quantity import (
+    UNLIMITED,
+    parse_quantity,
+    quota_amount,
+    request_amount,
+)
+
 __all__ = [
     "FlavorResource",
     "ResourceQuota",
@@ -79,9 +96,6 @@ __all__ = [
     "FlavorPreference",
     "FlavorFungibility",
     "PodSetSpec",
-    "quotas_of_groups",
-    "quota_key_components",
-    "groups_of_quota_keys",
     "PreemptionPolicy",
     "BorrowWithinCohort",
     "ClusterQueuePreemption",
@@ -108,4 +122,17 @@ __all__ = [
     "PreemptionConfig",
     "WaitForPodsReady",
     "AdmissionFairSharing",
+    "ContainerResources",
+    "effective_pod_requests",
+    "BOOST_ANNOTATION",
+    "PriorityInfo",
+    "effective_priority",
+    "parse_boost",
+    "preemption_cost",
+    "priority_info",
+    "validate_boost",
+    "UNLIMITED",
+    "parse_quantity",
+    "quota_amount",
+    "request_amount",
 ]

@@ -45,7 +45,8 @@ from typing import Iterable, Protocol, Sequence
 import attrs
 
 from kueue_preempt._util.frozen import FrozenMap
-from kueue_preempt.errors import ConfigurationError
+from kueue_preempt._util.checks import arg, optional_arg
+from kueue_preempt.errors import ConfigurationError, InvalidArgument
 from kueue_preempt.preemption.common.trace import DecisionTrace, Verdict
 from kueue_preempt.podgroup.cluster import Cluster
 from kueue_preempt.podgroup.delayed import in_flight_pods, in_flight_units, nomination_feasible, waiting_for_victims
@@ -226,7 +227,7 @@ def select_podgroup_victims(
     placement: Placement = round_robin_first_fit,
     reprieve_filter: ReprieveFilter | None = None,
     features: PreemptionFeatures = PreemptionFeatures(),
-    pdb_semantics: PdbSelectorSemantics = PdbSelectorSemantics.API,
+    pdb_semantics: PdbSelectorSemantics | str = PdbSelectorSemantics.API,
     trace: DecisionTrace | None = None,
 ) -> PodGroupPreemptionResult:
     """Victims that make room for the pending group ``preemptor`` (PG-20..PG-31, PG-DELAY-1, PG-DELAY-2).
@@ -246,8 +247,22 @@ def select_podgroup_victims(
     occupies. PG-DELAY-1 costs O(units + nominated members); PG-DELAY-2 first rebuilds the
     cluster without the in-flight pods, O(nodes + pods).
     """
+    fn = "select_podgroup_victims"
+    arg(preemptor, PodGroupPreemptor, fn, "preemptor")
+    arg(cluster, Cluster, fn, "cluster")
+    if not callable(placement):
+        raise InvalidArgument(fn, "placement", f"expected a Placement function, got {type(placement).__name__}")
+    if reprieve_filter is not None and not (
+        callable(getattr(reprieve_filter, "should_try", None)) and callable(getattr(reprieve_filter, "reprieved", None))
+    ):
+        raise InvalidArgument(
+            fn, "reprieve_filter", f"expected a ReprieveFilter (should_try, reprieved) or None, got {type(reprieve_filter).__name__}"
+        )
+    arg(features, PreemptionFeatures, fn, "features")
+    optional_arg(trace, DecisionTrace, fn, "trace")
     mode = _as_mode(mode)
     search = _as_search(search)
+    pdb_semantics = _as_pdb_semantics(pdb_semantics)
     priority = cluster.groups.group_priority(preemptor.group)
     if trace is not None:
         trace.add(Verdict.INFO, "PG-10", f"preemptor {_group_name(preemptor)} priority {priority}, mode {mode}")
@@ -624,6 +639,15 @@ def _as_mode(value: PreemptionMode | str) -> PreemptionMode:
         return PreemptionMode(value)
     except ValueError:
         raise ConfigurationError(f"select_podgroup_victims: mode={value!r} is not 'kep' or 'kube'") from None
+
+
+def _as_pdb_semantics(value: PdbSelectorSemantics | str) -> PdbSelectorSemantics:
+    try:
+        return PdbSelectorSemantics(value)
+    except ValueError:
+        raise ConfigurationError(
+            f"select_podgroup_victims: pdb_semantics={value!r} is not 'api' or 'kube-per-node'"
+        ) from None
 
 
 def _as_search(value: SearchStrategy | str) -> SearchStrategy:

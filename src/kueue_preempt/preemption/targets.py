@@ -32,6 +32,12 @@ def get_targets(
     Returns a complete target set or ``[]``; ``snapshot`` is left unchanged (GT-3, GT-4).
     Pass a :class:`~kueue_preempt.preemption.common.trace.DecisionTrace` as ``trace`` to receive every step
     with the rule that decided it.
+
+    Cost, for m candidates (admitted workloads of the preemptor's cohort tree on the requested
+    flavor-resources), k targets tried, F flavor-resources and cohort depth d: classic
+    O(q + m log m) + O(k · F · d) on the default path, O(q log n) + O(k (log q + F · d)) with
+    the maintained index (:meth:`Snapshot.enable_index`); fair sharing O(q) + O(k · d · (log q + F))
+    with the index. Measured figures: ``docs/performance.md``.
     """
     check_decision_args("get_targets", preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     if config.fair_sharing is not None:

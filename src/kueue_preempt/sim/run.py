@@ -13,7 +13,9 @@ from typing import Callable, Mapping
 
 import attrs
 
+from kueue_preempt._util.checks import arg
 from kueue_preempt.cycle import ClusterState, CycleConfig
+from kueue_preempt.errors import InvalidArgument
 from kueue_preempt.io import ClusterDump
 from kueue_preempt.sim.arrivals.model import ArrivalsFile
 from kueue_preempt.sim.arrivals.resolve import resolve_arrivals
@@ -39,7 +41,21 @@ def simulate(
 ) -> SimulationResult:
     """Simulate ``arrivals`` on the cluster of ``state``/``dump`` (from
     :func:`kueue_preempt.io.load_cluster_state`) with the real scheduling cycle and the
-    reference controllers ``policy`` asks for (:func:`with_policy` adjusts ``config``)."""
+    reference controllers ``policy`` asks for (:func:`with_policy` adjusts ``config``).
+
+    Cost: one scheduling cycle per simulated instant at which something happens (arrivals,
+    completions, requeues; SC-SIM-13), each incremental over the previous one
+    (:class:`~kueue_preempt.cycle.CycleState`); memory grows with the timeline's events.
+    """
+    fn = "simulate"
+    arg(state, ClusterState, fn, "state")
+    arg(dump, ClusterDump, fn, "dump")
+    arg(arrivals, ArrivalsFile, fn, "arrivals")
+    arg(config, CycleConfig, fn, "config")
+    arg(options, SimulationOptions, fn, "options")
+    arg(policy, PolicySettings, fn, "policy")
+    if progress is not None and not callable(progress):
+        raise InvalidArgument(fn, "progress", f"expected a callable or None, got {type(progress).__name__}")
     resolved = resolve_arrivals(arrivals, dump)
     scheduler = CycleScheduler(state, with_policy(config, policy))
     return run_simulation(scheduler, dump, resolved, options=options, controllers=controllers_for(policy), progress=progress)

@@ -23,15 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Iterable, Mapping, Sequence
 
-from kueue_preempt import (
-    ClusterQueue,
-    FlavorResource,
-    PreemptionConfig,
-    PreemptionPolicy,
-    RequeuingTimestamp,
-    Target,
-    Workload,
-)
+from kueue_preempt import ClusterQueue, FlavorResource, PreemptionConfig, PreemptionPolicy, Target, Workload
+from kueue_preempt.model import RequeuingTimestamp
 from kueue_preempt.testing.strategies import Scenario
 
 __all__ = [

@@ -47,23 +47,21 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from kueue_preempt import (
-    BOOST_ANNOTATION,
     Assignment,
     BorrowWithinCohort,
     ClusterQueue,
     ClusterQueuePreemption,
     Cohort,
-    Condition,
     FlavorResource,
     PodSetUsage,
     PreemptionConfig,
     PreemptionPolicy,
-    QuotaNode,
-    RequeuingTimestamp,
     ResourceQuota,
     Snapshot,
     Workload,
 )
+from kueue_preempt.model import BOOST_ANNOTATION, Condition, RequeuingTimestamp
+from kueue_preempt.snapshot.quota import QuotaNode
 
 __all__ = [
     "FLAVORS",
