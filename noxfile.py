@@ -1,10 +1,10 @@
-"""Named sessions that CI and humans both run: ``nox -s tests typecheck docs bench``."""
+"""Named sessions that CI and humans both run: ``nox -s tests typecheck lint docs bench``."""
 
 from __future__ import annotations
 
 import nox
 
-nox.options.sessions = ["tests", "typecheck"]
+nox.options.sessions = ["tests", "typecheck", "lint"]
 
 
 @nox.session
@@ -20,6 +20,13 @@ def typecheck(session: nox.Session) -> None:
     session.install("-e", ".[test]", "nox")
     session.run("mypy", "--strict", "src", "tests", "noxfile.py")
     session.run("mypy", "--strict", "benchmarks")
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """The architecture contracts of pyproject.toml (layers, no circles, private modules stay home)."""
+    session.install("-e", ".", "import-linter>=2.17")
+    session.run("lint-imports", "--no-cache")
 
 
 @nox.session

@@ -9,8 +9,12 @@ Checks:
 2. Every relative link in ``docs/*.md`` and ``README.md`` resolves: the file exists, a
    ``#fragment`` names a heading of the target page (with the same anchor on GitHub and in
    the MkDocs site), and no docs page links outside ``docs/`` (the site must stand alone).
-3. Every name in the ``__all__`` of ``src/kueue_preempt/__init__.py`` (and of its public
-   subpackages) has a heading in ``docs/api.md``.
+3. The API reference (``docs/reference/*.md``, rendered from docstrings by mkdocstrings):
+   every ``::: target`` names a module (or an object of one) that exists; every public
+   subpackage (and ``errors``) has a page ``docs/reference/<name>.md``; every name in the
+   ``__all__`` of a public module is rendered, either by a directive for its module or by one
+   for a package above it that re-exports it; and the root namespace section of
+   ``docs/api.md`` lists exactly the names of ``kueue_preempt.__all__``.
 
 Exits 0 when everything holds, 1 with a list of every problem otherwise.
 """
@@ -30,6 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 SEMANTICS = DOCS / "semantics.md"
 API = DOCS / "api.md"
+REFERENCE = DOCS / "reference"
+ROOT_SECTION = "The root namespace"
+# Packages whose modules are an implementation, not an API: only the package's ``__all__`` is
+# rendered (the command line is documented in docs/cli.md).
+IMPLEMENTATION_PACKAGES = {"cli"}
 PACKAGE = ROOT / "src" / "kueue_preempt"
 CITATION_DIRS = ("src", "tests")
 TEXT_SUFFIXES = {".py", ".pyi", ".md", ".json", ".yaml", ".yml", ".toml", ".txt", ".cfg", ".ini"}
@@ -187,7 +196,7 @@ def cited_rules(files: Iterable[Path]) -> dict[str, list[str]]:
 def check_rules() -> tuple[list[Problem], int, int]:
     explained, problems = explained_rules()
     sources = [p for d in CITATION_DIRS for p in text_files(ROOT / d)]
-    sources += [p for p in sorted(DOCS.glob("*.md")) if p != SEMANTICS]
+    sources += [p for p in sorted(DOCS.rglob("*.md")) if p != SEMANTICS]
     cited = cited_rules(sources)
     for rule in sorted(cited, key=sort_key):
         if rule not in explained:
@@ -217,7 +226,7 @@ def links(path: Path) -> Iterator[tuple[int, str]]:
 
 def check_links() -> tuple[list[Problem], int]:
     problems: list[Problem] = []
-    pages = sorted(DOCS.glob("*.md"))
+    pages = sorted(DOCS.rglob("*.md"))
     readme = ROOT / "README.md"
     sources = pages + ([readme] if readme.is_file() else [])
     cache: dict[Path, tuple[set[str], set[str]]] = {}
@@ -233,7 +242,7 @@ def check_links() -> tuple[list[Problem], int]:
             if not dest.is_relative_to(ROOT):
                 problems.append(Problem(where, f"link {target!r} leaves the repository"))
                 continue
-            if page.parent == DOCS and not dest.is_relative_to(DOCS):
+            if page.is_relative_to(DOCS) and not dest.is_relative_to(DOCS):
                 problems.append(Problem(where, f"link {target!r} leaves docs/ (the site must stand alone)"))
                 continue
             if not dest.exists():
@@ -250,35 +259,157 @@ def check_links() -> tuple[list[Problem], int]:
     return problems, count
 
 
-# --------------------------------------------------------------------------- check 3: API names
+# --------------------------------------------------------------------------- check 3: API reference
 
 
-def exported_names(init: Path) -> list[str]:
-    """The string literals of ``__all__`` in a package ``__init__.py`` (read, not imported)."""
-    for node in ast.parse(read(init)).body:
+def all_names(path: Path) -> list[str] | None:
+    """The string literals of ``__all__`` in a module (read, not imported); None without one."""
+    for node in ast.parse(read(path)).body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
             if isinstance(node.value, (ast.List, ast.Tuple)):
                 return [e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-    return []
+    return None
 
 
-def check_api() -> tuple[list[Problem], int]:
-    if not API.is_file():
-        return [Problem(rel(API), "missing")], 0
-    documented = set()
+def imported_from(init: Path) -> dict[str, str]:
+    """For a package ``__init__``: name -> the absolute module it is imported from."""
+    found: dict[str, str] = {}
+    for node in ast.parse(read(init)).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                found[alias.asname or alias.name] = node.module
+    return found
+
+
+def origin(mods: dict[str, Path], module: str, name: str) -> str:
+    """The module that defines ``name``, following ``from X import name`` re-exports."""
+    seen = {module}
+    while module in mods:
+        source = imported_from(mods[module]).get(name)
+        if source is None or source in seen:
+            break
+        seen.add(source)
+        module = source
+    return module
+
+
+def modules() -> dict[str, Path]:
+    """Dotted name -> source file of every public module and package of the library."""
+    found: dict[str, Path] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if any(p.startswith("_") for p in parts):
+            continue  # private, or __main__
+        found[".".join(parts)] = path
+    return found
+
+
+@dataclass(frozen=True)
+class Directive:
+    page: str
+    line: int
+    target: str
+    members: tuple[str, ...] | None  # None: the target's whole ``__all__``
+
+
+def directives() -> list[Directive]:
+    """Every ``::: target`` of the reference pages, with its ``members`` option if any."""
+    found: list[Directive] = []
+    for page in sorted(REFERENCE.glob("*.md")):
+        lines = read(page).splitlines()
+        for number, line in enumerate(lines, start=1):
+            m = re.match(r"^:::\s+(\S+)\s*$", line)
+            if m is None:
+                continue
+            members: list[str] | None = None
+            in_members = False
+            for option in lines[number:]:
+                if not option.startswith(" ") or not option.strip():
+                    break
+                if option.strip() == "members:":
+                    in_members, members = True, []
+                elif in_members and option.strip().startswith("- ") and members is not None:
+                    members.append(option.strip()[2:].strip())
+                else:
+                    in_members = False
+            found.append(Directive(rel(page), number, m.group(1), None if members is None else tuple(members)))
+    return found
+
+
+def root_section_names() -> list[str]:
+    """The single-identifier code spans in the bullets of api.md's root namespace section."""
+    names: list[str] = []
+    inside = False
     for _, line in prose_lines(read(API)):
         heading = HEADING.match(line)
         if heading is not None:
-            documented.update(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", heading.group(2)))
+            inside = heading_text(heading.group(2)) == ROOT_SECTION
+            continue
+        if inside:
+            names.extend(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", line))
+    return names
+
+
+def check_api() -> tuple[list[Problem], int]:
     problems: list[Problem] = []
+    if not API.is_file():
+        return [Problem(rel(API), "missing")], 0
+    mods = modules()
+    found = directives()
+    for d in found:
+        module, _, obj = d.target, "", ""
+        while module and module not in mods:
+            module, _, tail = module.rpartition(".")
+            obj = f"{tail}.{obj}" if obj else tail
+        names = all_names(mods[module]) if module else None
+        if not module or (obj and (names is None or obj.split(".")[0] not in names)):
+            problems.append(Problem(f"{d.page}:{d.line}", f"{d.target} is not a public module or exported object"))
+        for member in d.members or ():
+            if obj or names is None or member not in names:
+                problems.append(Problem(f"{d.page}:{d.line}", f"member {member!r} is not in {d.target}.__all__"))
+    # One page per public subpackage (and per public top-level module with an API, e.g. errors).
+    root = PACKAGE.name
+    for name, path in mods.items():
+        parts = name.split(".")
+        if len(parts) == 2 and (path.name == "__init__.py" or all_names(path)):
+            if not (REFERENCE / f"{parts[1]}.md").is_file():
+                problems.append(Problem(rel(REFERENCE), f"{name} has no reference page {parts[1]}.md"))
+    # Every exported name of every public module is rendered somewhere.
+    whole = {d.target for d in found if d.members is None}
+    partial: dict[str, set[str]] = {}
+    for d in found:
+        if d.members is not None:
+            partial.setdefault(d.target, set()).update(d.members)
     count = 0
-    for init in sorted(PACKAGE.rglob("__init__.py")):
-        if any(part.startswith("_") for part in init.relative_to(PACKAGE).parts[:-1]):
-            continue  # private subpackage
-        for name in exported_names(init):
+    for name, path in mods.items():
+        if name == root or path.name == "__init__.py":
+            continue
+        if name.split(".")[1] in IMPLEMENTATION_PACKAGES:
+            continue
+        for exported in all_names(path) or []:
+            if origin(mods, name, exported) != name:
+                continue  # a re-export: rendered where it is defined
             count += 1
-            if name not in documented:
-                problems.append(Problem(rel(API), f"{name!r} (exported by {rel(init)}) has no heading"))
+            if name in whole or exported in partial.get(name, set()):
+                continue
+            ancestors = [".".join(name.split(".")[:i]) for i in range(2, len(name.split(".")))]
+            if any(
+                a in whole and exported in (all_names(mods[a]) or []) and origin(mods, a, exported) == name
+                for a in ancestors
+            ):
+                continue
+            problems.append(Problem(rel(REFERENCE), f"{name}.{exported} is not rendered by any ::: directive"))
+    # The root namespace: api.md lists exactly ``kueue_preempt.__all__``.
+    root_all = all_names(PACKAGE / "__init__.py") or []
+    listed = root_section_names()
+    for exported in root_all:
+        count += 1
+        if exported not in listed:
+            problems.append(Problem(rel(API), f"{exported!r} (in {root}.__all__) is missing from '{ROOT_SECTION}'"))
+    for extra in sorted(set(listed) - set(root_all)):
+        problems.append(Problem(rel(API), f"'{ROOT_SECTION}' lists {extra!r}, which is not in {root}.__all__"))
     return problems, count
 
 
@@ -298,7 +429,7 @@ def main() -> int:
     print(
         f"check_docs: OK: {n_cited} rule IDs cited in {', '.join(CITATION_DIRS)} and docs, "
         f"{n_explained} explained in docs/semantics.md; {n_links} relative links resolve; "
-        f"{n_api} exported names documented in docs/api.md."
+        f"{n_api} exported names rendered by docs/reference/ or listed in docs/api.md."
     )
     return 0
 
