@@ -63,14 +63,7 @@ def _lint_imports(contract: str) -> subprocess.CompletedProcess[str]:
             ),
         ),
         "library-not-testing",
-        pytest.param(
-            "private-modules",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="io._format imported from outside io/: cli.cycle (l.21), cli.explain (l.28), "
-                "cli.main (l.60), sim.arrivals.model (l.38)",
-            ),
-        ),
+        "private-modules",
     ],
 )
 @needs_linter
@@ -230,15 +223,12 @@ def test_private_checker_sees_a_violation() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="io._format.quantity_text imported by cli.cycle (l.21), cli.explain (l.28), cli.main (l.60), "
-    "sim.arrivals.model (l.38); io._format.time_text by cli.main (l.60); cycle.nominate._gates_of by "
-    "cli.explain (l.25); sim.output.plots._format, _pyplot, _save by kperf.plots (l.18)",
+    reason="sim.output.plots._format, _pyplot, _save by kperf.plots (l.18)",
 )
 def test_no_single_underscore_name_imported_across_folders() -> None:
     assert _private_import_violations() == []
 
 
-@pytest.mark.xfail(strict=True, reason="the root namespace exports 100 names (limit 40)")
 def test_root_namespace_is_small() -> None:
     """``kueue_preempt.__all__`` holds the everyday API; the rest is imported from its folder."""
     assert len(kueue_preempt.__all__) <= ROOT_NAMESPACE_LIMIT, sorted(kueue_preempt.__all__)

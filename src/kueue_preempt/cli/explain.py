@@ -22,7 +22,7 @@ from kueue_preempt.assignment import FlavorAssignment, FlavorAttempt
 from kueue_preempt.assignment.result import mode_rank
 from kueue_preempt.explanation import Explanation, explain
 from kueue_preempt.io import WorkloadAssignment, to_assignment
-from kueue_preempt.io._format import quantity_text
+from kueue_preempt.io.text import quantity_text
 from kueue_preempt.io.objects import PodSetRequests
 from kueue_preempt.model import FlavorAssignmentMode, FlavorResource, PreemptionConfig, Target, Workload
 from kueue_preempt.snapshot.quota import Snapshot

@@ -38,7 +38,7 @@ from kueue_preempt.podgroup import (
 )
 from kueue_preempt.model.quantity import request_amount
 from kueue_preempt.io._fields import Field, Meta, open_object
-from kueue_preempt.io._format import quantity_text
+from kueue_preempt.io.text import quantity_text
 from kueue_preempt.io.kueue import pod_requests
 from kueue_preempt.io.objects import PriorityClass
 from kueue_preempt.io.read import RawObject

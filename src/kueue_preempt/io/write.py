@@ -20,7 +20,7 @@ from typing import Any
 from kueue_preempt.model.time import EPOCH
 from kueue_preempt.errors import InvalidModel
 from kueue_preempt.model import ClusterQueue, Cohort, Condition, FlavorResource, PreemptionPolicy, ResourceQuota, WorkloadPriorityClass
-from kueue_preempt.io._format import quantity_text, time_text
+from kueue_preempt.io.text import quantity_text, time_text
 from kueue_preempt.model.flavors import quota_key_components
 from kueue_preempt.io.dump import ClusterDump
 from kueue_preempt.io.kueue import KUEUE_GROUP

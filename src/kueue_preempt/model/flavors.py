@@ -54,9 +54,6 @@ __all__ = [
     "FlavorPreference",
     "FlavorFungibility",
     "PodSetSpec",
-    "quotas_of_groups",
-    "quota_key_components",
-    "groups_of_quota_keys",
 ]
 
 
