@@ -30,14 +30,14 @@ import attrs
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.errors import InvalidModel
 from kueue_preempt.model import Workload
+from kueue_preempt.model.queues import cohort_parents, root_cohort
 from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy, WorkloadStatus
 from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.entry import Outcome
 from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState, ScanProgress
-from kueue_preempt.model.workload_writes import with_admission
 from kueue_preempt.cycle.selectors import selects
-from kueue_preempt.cycle.status import Event, set_condition
+from kueue_preempt.cycle.status import Event, released_workload
 from kueue_preempt.cycle.step import (
     HeadResult,
     _charged,
@@ -258,18 +258,10 @@ class CycleState:
         w = self.workloads.get(key)
         if w is None:
             return False
-        ev = w.condition("Evicted")
-        if not w.cluster_queue or ev is None or not ev.is_true:
+        new = released_workload(w, now, self.c.status(key).generation)
+        if new is None:
             return False
-        gen = self.c.status(key).generation
-        conds = set_condition(w.conditions, "QuotaReserved", "False", "Pending", ev.message, now, gen)
-        admitted = w.condition("Admitted")
-        if admitted is not None and admitted.is_true:
-            conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", now, gen)
-        requeued_status = "True" if ev.reason == "Preempted" else "False"
-        conds = set_condition(conds, "Requeued", requeued_status, ev.reason, ev.message, now, gen)
         charged_cq = w.cluster_queue
-        new = with_admission(w, cluster_queue="", pod_sets=(), quota_reserved_at=None, conditions=conds)
         self.replace(new)
         self.generations[charged_cq] = self.generations.get(charged_cq, 0) + 1
         cq = _queue_of(self.c, new)
@@ -496,16 +488,12 @@ class CycleState:
         parents = self._parents()
         spec = self.c.cqs.get(cq)
         cohort = spec.cohort if spec is not None else None
-        seen: set[str] = set()
-        while cohort is not None and parents.get(cohort) is not None and cohort not in seen:
-            seen.add(cohort)
-            cohort = parents[cohort]
-        return cohort
+        return None if cohort is None else root_cohort(parents, cohort)
 
     def _parents(self) -> dict[str, str | None]:
         cached: dict[str, str | None] | None = getattr(self, "_parent_map", None)
         if cached is None:
-            cached = {c.name: c.parent for c in self._static.cohorts}
+            cached = cohort_parents(self._static.cohorts)
             self._parent_map = cached
         return cached
 

@@ -12,11 +12,12 @@ from typing import Iterable
 import attrs
 
 from kueue_preempt.model import Condition
+from kueue_preempt.model.queues import cohort_parents, root_cohort
 from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy
 from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState
 from kueue_preempt.cycle.selectors import selects
-from kueue_preempt.cycle.status import set_condition
+from kueue_preempt.cycle.status import released_workload
 
 __all__ = ["queue_inadmissible", "notify", "delete_workloads", "release_evicted"]
 
@@ -66,21 +67,13 @@ def queue_inadmissible(
 
 def notify(cluster: ClusterState, queues: QueueState, cluster_queue: str, now: datetime) -> QueueState:
     """SC-IN-2: QueueInadmissible for the ClusterQueue, or for every CQ of its cohort tree."""
-    parents = {c.name: c.parent for c in cluster.cohorts}
+    parents = cohort_parents(cluster.cohorts)
     cq_cohort = {cq.name: cq.cohort for cq in cluster.cluster_queues}
-
-    def root(cohort: str | None) -> str | None:
-        seen = set()
-        while cohort is not None and parents.get(cohort) is not None and cohort not in seen:
-            seen.add(cohort)
-            cohort = parents[cohort]
-        return cohort
-
     start = cq_cohort.get(cluster_queue)
     if start is None:
         return queue_inadmissible(cluster, queues, [cluster_queue], now)
-    r = root(start)
-    tree = [name for name, co in cq_cohort.items() if co is not None and root(co) == r]
+    r = root_cohort(parents, start)
+    tree = [name for name, co in cq_cohort.items() if co is not None and root_cohort(parents, co) == r]
     return queue_inadmissible(cluster, queues, tree, now)
 
 
@@ -135,19 +128,12 @@ def release_evicted(
     notify_cqs: set[str] = set()
     workloads = []
     for w in cluster.workloads:
-        ev = w.condition("Evicted")
-        if not w.cluster_queue or ev is None or not ev.is_true or (wanted is not None and w.key not in wanted):
+        new = None if wanted is not None and w.key not in wanted else released_workload(w, now, cluster.status(w.key).generation)
+        if new is None:
             workloads.append(w)
             continue
-        gen = cluster.status(w.key).generation
-        conds = set_condition(w.conditions, "QuotaReserved", "False", "Pending", ev.message, now, gen)
-        admitted = w.condition("Admitted")
-        if admitted is not None and admitted.is_true:
-            conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", now, gen)
-        requeued_status = "True" if ev.reason == "Preempted" else "False"
-        conds = set_condition(conds, "Requeued", requeued_status, ev.reason, ev.message, now, gen)
         notify_cqs.add(w.cluster_queue)
-        workloads.append(attrs.evolve(w, cluster_queue="", pod_sets=(), quota_reserved_at=None, conditions=conds))
+        workloads.append(new)
         released.append(w.key)
     new_cluster = attrs.evolve(cluster, workloads=workloads)
     queues = _bump(queues, notify_cqs)
