@@ -1,6 +1,7 @@
 """The functions that each hold one concept formerly written out in several places: the root
 of a cohort tree by name (DM-5, SC-IN-2/3), the release write (SC-EV-2), the queue-order key
-(SC-QO-1), FAS-1's pod request rule and the saturating pod-set total (Q-2)."""
+(SC-QO-1), the backoff test (SC-RQ-2), FAS-1's pod request rule and the saturating pod-set
+total (Q-2)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kueue_preempt.cycle.queueing import queue_order_key, scheduling_order_key, sort_pending
+from kueue_preempt.cycle.queues import backoff_expired, requeue_blocked
 from kueue_preempt.cycle.status import released_workload
 from kueue_preempt.io._fields import Ctx, Field
 from kueue_preempt.io.workload import pod_requests
@@ -212,3 +214,17 @@ def test_amount_mul_saturates() -> None:
     assert amount_mul(0, 7) == 0 and amount_mul(7, 0) == 0
     assert amount_mul(UNLIMITED, 2) == UNLIMITED
     assert amount_mul(2**62, 4) == UNLIMITED
+
+
+# ----------------------------------------------------------------------------- SC-RQ-2
+
+
+def test_backoff_expired() -> None:
+    """SC-RQ-2: Requeued=False holds a workload back whatever the time; otherwise requeueAt
+    unset or reached."""
+    held = (Condition("Requeued", "False", "Deactivated", T0),)
+    free = (Condition("Requeued", "True", "Preempted", T0),)
+    assert requeue_blocked(held) and not requeue_blocked(free) and not requeue_blocked(())
+    assert not backoff_expired(held, None, T0)
+    assert backoff_expired(free, None, T0) and backoff_expired((), T0, T0)
+    assert not backoff_expired((), T0 + timedelta(seconds=1), T0)

@@ -35,7 +35,7 @@ from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy, WorkloadStatus
 from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.entry import Outcome
-from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState, ScanProgress
+from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState, ScanProgress, backoff_expired, requeue_blocked
 from kueue_preempt.cycle.selectors import selects
 from kueue_preempt.cycle.status import Event, released_workload
 from kueue_preempt.cycle.step import (
@@ -54,14 +54,6 @@ __all__ = ["CycleState", "StepResult"]
 
 _EMPTY = ClusterQueueQueue()
 _NO_HASHES: frozenset[Hashable] = frozenset()
-
-
-def _requeue_blocked(w: Workload) -> bool:
-    """SC-RQ-2: a ``Requeued=False`` condition holds the workload back (backoff not over)."""
-    for c in w.conditions:
-        if c.type == "Requeued" and c.status == "False":
-            return True
-    return False
 
 
 def _counts(value: dict[str, int]) -> FrozenMap[str, int]:
@@ -137,7 +129,7 @@ class CycleState:
         # A superset of the keys SC-RQ-2 may hold back: a Requeued=False condition on some
         # version of the workload, or a requeue time in its status. Only these are tested one
         # by one in a requeue run; the others move as a set (see queue_inadmissible).
-        self._maybe_held: set[str] = {k for k, w in self.workloads.items() if _requeue_blocked(w)}
+        self._maybe_held: set[str] = {k for k, w in self.workloads.items() if requeue_blocked(w.conditions)}
         self._maybe_held.update(k for k, st in self.statuses.items() if st.requeue_at is not None)
         # Per ClusterQueue: every namespace with a LocalQueue pointing at it exists and
         # matches its selector (namespaces, LocalQueues and selectors are fixed).
@@ -320,7 +312,7 @@ class CycleState:
                 # remembered per workload object, the requeue time read from its status.
                 held = blocked.get(k)
                 if held is None or held[0] is not w:
-                    held = blocked[k] = (w, _requeue_blocked(w))
+                    held = blocked[k] = (w, requeue_blocked(w.conditions))
                 if held[1]:
                     continue
                 status = statuses.get(k)
@@ -446,16 +438,13 @@ class CycleState:
     # ------------------------------------------------------------------ helpers
 
     def _backoff_expired(self, w: Workload, now: datetime) -> bool:
-        """SC-RQ-2 (as ``transitions``)."""
-        if _requeue_blocked(w):
-            return False
+        """SC-RQ-2 with the workload's own status."""
         status = self.statuses.get(w.key)
-        at = None if status is None else status.requeue_at
-        return at is None or now >= at
+        return backoff_expired(w.conditions, None if status is None else status.requeue_at, now)
 
     def _note_held(self, w: Workload) -> None:
         """Keep ``_maybe_held`` a superset: a version with Requeued=False adds its key."""
-        if _requeue_blocked(w):
+        if requeue_blocked(w.conditions):
             self._maybe_held.add(w.key)
 
     def _namespaces_all_match(self, cq: str) -> bool:

@@ -15,7 +15,7 @@ from kueue_preempt.model import Condition
 from kueue_preempt.model.queues import cohort_parents, root_cohort
 from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy
 from kueue_preempt.cycle.config import CycleConfig
-from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState
+from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState, backoff_expired
 from kueue_preempt.cycle.selectors import selects
 from kueue_preempt.cycle.status import released_workload
 
@@ -32,11 +32,7 @@ def _namespace_matches(cluster: ClusterState, namespace: str, cq: str) -> bool:
 
 
 def _backoff_expired(cluster: ClusterState, key: str, workload_conditions: Iterable[Condition], now: datetime) -> bool:
-    for c in workload_conditions:
-        if c.type == "Requeued" and c.status == "False":
-            return False
-    at = cluster.status(key).requeue_at
-    return at is None or now >= at
+    return backoff_expired(workload_conditions, cluster.status(key).requeue_at, now)
 
 
 def queue_inadmissible(
