@@ -11,7 +11,6 @@ from typing import Iterable
 
 import attrs
 
-from kueue_preempt.model import Condition
 from kueue_preempt.model.queues import cohort_parents, root_cohort
 from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy
 from kueue_preempt.cycle.config import CycleConfig
@@ -29,10 +28,6 @@ def _namespace_matches(cluster: ClusterState, namespace: str, cq: str) -> bool:
         ns = next((n for n in cluster.namespaces if n.name == namespace), None)
         labels = None if ns is None else dict(ns.labels)
     return labels is not None and selects(cluster.settings(cq).namespace_selector, labels)
-
-
-def _backoff_expired(cluster: ClusterState, key: str, workload_conditions: Iterable[Condition], now: datetime) -> bool:
-    return backoff_expired(workload_conditions, cluster.status(key).requeue_at, now)
 
 
 def queue_inadmissible(
@@ -53,7 +48,7 @@ def queue_inadmissible(
             for k in q.inadmissible
             if k in by_key
             and _namespace_matches(cluster, by_key[k].namespace, name)
-            and _backoff_expired(cluster, k, by_key[k].conditions, now)
+            and backoff_expired(by_key[k].conditions, cluster.status(k).requeue_at, now)
         )
         out[name] = attrs.evolve(
             q, active=q.active | back, inadmissible=q.inadmissible - back, failed_hashes=frozenset()
@@ -141,7 +136,7 @@ def release_evicted(
         if cq is None:
             continue
         q = qs.get(cq) or ClusterQueueQueue()
-        target_active = _backoff_expired(new_cluster, key, w.conditions, now)
+        target_active = backoff_expired(w.conditions, new_cluster.status(key).requeue_at, now)
         if target_active and new_cluster.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO and q.failed_hashes:
             # SC-RQ-1: an arrival with the shape of a parked NoFit head is parked with it.
             target_active = shape_hash(w, config) not in q.failed_hashes
