@@ -14,7 +14,7 @@ import attrs
 from kueue_preempt.errors import InvalidModel
 from kueue_preempt.model.flavors import PodSetSpec
 from kueue_preempt.model import Workload
-from kueue_preempt.model.quantity import UNLIMITED, amount_add
+from kueue_preempt.model.quantity import amount_add, amount_mul
 
 __all__ = ["fnv1a64", "fnv_order", "PodSetRequest", "pod_set_requests", "pod_set_groups"]
 
@@ -43,13 +43,6 @@ def _fnv_key(resource: str) -> tuple[int, str]:
     return fnv1a64(resource), resource
 
 
-def _mul(amount: int, n: int) -> int:
-    """``amount × n`` saturating at the int64 bound (Q-2, FAS-1)."""
-    if amount == 0 or n == 0:
-        return 0
-    return min(amount * n, UNLIMITED)
-
-
 @attrs.frozen
 class PodSetRequest:
     """One pod set as it enters the assignment: its count and total request map (FAS-1b)."""
@@ -76,14 +69,14 @@ def pod_set_requests(
         count = ps.count
         if reclaimable_pods and ps.name in workload.reclaimable_pods:
             count -= min(workload.reclaimable_pods[ps.name], count)  # FAS-1a
-        totals = {r: _mul(q, count) for r, q in ps.requests.items()}
+        totals = {r: amount_mul(q, count) for r, q in ps.requests.items()}
         if counts is not None:
             n = counts[i]
             if isinstance(n, bool) or not isinstance(n, int) or n < 0:
                 raise InvalidModel(f"Workload {workload.key}", f"counts[{i}]", f"must be a non-negative int, got {n!r}")
             if count != 0 and n != count:
                 # FAS-14: Kueue rescales the totals, it does not recompute them per pod.
-                totals = {r: _mul(q // count, n) for r, q in totals.items()}
+                totals = {r: amount_mul(q // count, n) for r, q in totals.items()}
                 count = n
         if covers_pods:
             totals["pods"] = count

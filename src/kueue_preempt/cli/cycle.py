@@ -20,6 +20,7 @@ from kueue_preempt.cycle import ClusterState, CycleConfig, CycleResult, CycleRun
 from kueue_preempt.io.cycle_state import load_cluster_state
 from kueue_preempt.io.text import quantity_text
 from kueue_preempt.model import PodSetUsage
+from kueue_preempt.model.queues import cohort_parents, root_cohort
 
 __all__ = ["add_cycle_parser", "ASSUMPTION", "cycle_command", "cohort_note"]
 
@@ -228,17 +229,9 @@ def cohort_note(cluster: ClusterState, key: str, now: datetime, config: CycleCon
 
 
 def _roots(cluster: ClusterState) -> dict[str, str]:
-    parents = {c.name: c.parent for c in cluster.cohorts}
-    out = {}
-    for cq in cluster.cluster_queues:
-        node = cq.cohort
-        seen: set[str] = set()
-        while node is not None and parents.get(node) is not None and node not in seen:
-            seen.add(node)
-            node = parents[node]
-        if node is not None:
-            out[cq.name] = node
-    return out
+    """ClusterQueue -> its root cohort, for the ClusterQueues in a cohort."""
+    parents = cohort_parents(cluster.cohorts)
+    return {cq.name: root_cohort(parents, cq.cohort) for cq in cluster.cluster_queues if cq.cohort is not None}
 
 
 def add_cycle_parser(

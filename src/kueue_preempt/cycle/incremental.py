@@ -30,14 +30,14 @@ import attrs
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.errors import InvalidModel
 from kueue_preempt.model import Workload
+from kueue_preempt.model.queues import cohort_parents, root_cohort
 from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy, WorkloadStatus
 from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.entry import Outcome
-from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState, ScanProgress
-from kueue_preempt.model.workload_writes import with_admission
+from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState, ScanProgress, backoff_expired, requeue_blocked
 from kueue_preempt.cycle.selectors import selects
-from kueue_preempt.cycle.status import Event, set_condition
+from kueue_preempt.cycle.status import Event, released_workload
 from kueue_preempt.cycle.step import (
     HeadResult,
     _charged,
@@ -54,14 +54,6 @@ __all__ = ["CycleState", "StepResult"]
 
 _EMPTY = ClusterQueueQueue()
 _NO_HASHES: frozenset[Hashable] = frozenset()
-
-
-def _requeue_blocked(w: Workload) -> bool:
-    """SC-RQ-2: a ``Requeued=False`` condition holds the workload back (backoff not over)."""
-    for c in w.conditions:
-        if c.type == "Requeued" and c.status == "False":
-            return True
-    return False
 
 
 def _counts(value: dict[str, int]) -> FrozenMap[str, int]:
@@ -137,7 +129,7 @@ class CycleState:
         # A superset of the keys SC-RQ-2 may hold back: a Requeued=False condition on some
         # version of the workload, or a requeue time in its status. Only these are tested one
         # by one in a requeue run; the others move as a set (see queue_inadmissible).
-        self._maybe_held: set[str] = {k for k, w in self.workloads.items() if _requeue_blocked(w)}
+        self._maybe_held: set[str] = {k for k, w in self.workloads.items() if requeue_blocked(w.conditions)}
         self._maybe_held.update(k for k, st in self.statuses.items() if st.requeue_at is not None)
         # Per ClusterQueue: every namespace with a LocalQueue pointing at it exists and
         # matches its selector (namespaces, LocalQueues and selectors are fixed).
@@ -258,18 +250,10 @@ class CycleState:
         w = self.workloads.get(key)
         if w is None:
             return False
-        ev = w.condition("Evicted")
-        if not w.cluster_queue or ev is None or not ev.is_true:
+        new = released_workload(w, now, self.c.status(key).generation)
+        if new is None:
             return False
-        gen = self.c.status(key).generation
-        conds = set_condition(w.conditions, "QuotaReserved", "False", "Pending", ev.message, now, gen)
-        admitted = w.condition("Admitted")
-        if admitted is not None and admitted.is_true:
-            conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", now, gen)
-        requeued_status = "True" if ev.reason == "Preempted" else "False"
-        conds = set_condition(conds, "Requeued", requeued_status, ev.reason, ev.message, now, gen)
         charged_cq = w.cluster_queue
-        new = with_admission(w, cluster_queue="", pod_sets=(), quota_reserved_at=None, conditions=conds)
         self.replace(new)
         self.generations[charged_cq] = self.generations.get(charged_cq, 0) + 1
         cq = _queue_of(self.c, new)
@@ -328,7 +312,7 @@ class CycleState:
                 # remembered per workload object, the requeue time read from its status.
                 held = blocked.get(k)
                 if held is None or held[0] is not w:
-                    held = blocked[k] = (w, _requeue_blocked(w))
+                    held = blocked[k] = (w, requeue_blocked(w.conditions))
                 if held[1]:
                     continue
                 status = statuses.get(k)
@@ -454,16 +438,13 @@ class CycleState:
     # ------------------------------------------------------------------ helpers
 
     def _backoff_expired(self, w: Workload, now: datetime) -> bool:
-        """SC-RQ-2 (as ``transitions``)."""
-        if _requeue_blocked(w):
-            return False
+        """SC-RQ-2 with the workload's own status."""
         status = self.statuses.get(w.key)
-        at = None if status is None else status.requeue_at
-        return at is None or now >= at
+        return backoff_expired(w.conditions, None if status is None else status.requeue_at, now)
 
     def _note_held(self, w: Workload) -> None:
         """Keep ``_maybe_held`` a superset: a version with Requeued=False adds its key."""
-        if _requeue_blocked(w):
+        if requeue_blocked(w.conditions):
             self._maybe_held.add(w.key)
 
     def _namespaces_all_match(self, cq: str) -> bool:
@@ -496,16 +477,12 @@ class CycleState:
         parents = self._parents()
         spec = self.c.cqs.get(cq)
         cohort = spec.cohort if spec is not None else None
-        seen: set[str] = set()
-        while cohort is not None and parents.get(cohort) is not None and cohort not in seen:
-            seen.add(cohort)
-            cohort = parents[cohort]
-        return cohort
+        return None if cohort is None else root_cohort(parents, cohort)
 
     def _parents(self) -> dict[str, str | None]:
         cached: dict[str, str | None] | None = getattr(self, "_parent_map", None)
         if cached is None:
-            cached = {c.name: c.parent for c in self._static.cohorts}
+            cached = cohort_parents(self._static.cohorts)
             self._parent_map = cached
         return cached
 

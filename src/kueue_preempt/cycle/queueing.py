@@ -17,18 +17,33 @@ from kueue_preempt.model import Workload
 from kueue_preempt.preemption.common.policy import order_timestamp
 from kueue_preempt.model.priority import effective_priority
 
-__all__ = ["scheduling_order_key", "sort_pending"]
+__all__ = ["queue_order_key", "scheduling_order_key", "sort_pending"]
 
 
-def scheduling_order_key(workload: Workload, config: PreemptionConfig = PreemptionConfig()) -> tuple[int, int, str]:
-    """``(-EP, queue-order time, key)``: smaller is scheduled first."""
-    arg(workload, Workload, "scheduling_order_key", "workload")
-    arg(config, PreemptionConfig, "scheduling_order_key", "config")
+def queue_order_key(workload: Workload, config: PreemptionConfig) -> tuple[int, int, str, str]:
+    """SC-QO-1 criteria 3-6, smaller first: ``(-EP, queue-order time (POL-5), uid, key)``.
+
+    The criteria before them (AFS usage, the sticky preemptor marker) are properties of the
+    queue, not of the workload. The key depends only on the workload object and ``config``,
+    so a caller may cache it until the object changes. No argument checks (the cycle's inner
+    loop computes it for every new pending object)."""
     return (
         -effective_priority(workload, boost_enabled=config.priority_boost),
         micros(order_timestamp(workload, config)),
+        workload.uid,
         workload.key,
     )
+
+
+def scheduling_order_key(workload: Workload, config: PreemptionConfig = PreemptionConfig()) -> tuple[int, int, str]:
+    """``(-EP, queue-order time, key)``: smaller is scheduled first.
+
+    :func:`queue_order_key` without its ``uid`` criterion (SC-QO-1 #5): this public key
+    breaks ties of EP and time by the workload key alone."""
+    arg(workload, Workload, "scheduling_order_key", "workload")
+    arg(config, PreemptionConfig, "scheduling_order_key", "config")
+    neg_priority, time, _, key = queue_order_key(workload, config)
+    return neg_priority, time, key
 
 
 def sort_pending(workloads: Iterable[Workload], config: PreemptionConfig = PreemptionConfig()) -> list[Workload]:

@@ -10,13 +10,30 @@ cycle pops it, which is what a heap gives and keeps the state independent of ins
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Hashable, Iterable, Mapping
 
 import attrs
 
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.model import Condition
 
-__all__ = ["PreemptorMarker", "ScanProgress", "ClusterQueueQueue", "QueueState"]
+__all__ = ["PreemptorMarker", "ScanProgress", "ClusterQueueQueue", "QueueState", "requeue_blocked", "backoff_expired"]
+
+
+def requeue_blocked(conditions: Iterable[Condition]) -> bool:
+    """SC-RQ-2's condition half: a ``Requeued=False`` condition holds the workload back."""
+    for c in conditions:
+        if c.type == "Requeued" and c.status == "False":
+            return True
+    return False
+
+
+def backoff_expired(conditions: Iterable[Condition], requeue_at: datetime | None, now: datetime) -> bool:
+    """SC-RQ-2: not held back by ``Requeued=False``, and ``requeueAt`` unset or reached."""
+    if requeue_blocked(conditions):
+        return False
+    return requeue_at is None or now >= requeue_at
 
 
 @attrs.frozen

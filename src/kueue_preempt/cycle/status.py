@@ -12,11 +12,13 @@ from typing import Iterable, Sequence
 
 import attrs
 
-from kueue_preempt.model import Condition
+from kueue_preempt.model import Condition, Workload
+from kueue_preempt.model.workload_writes import with_admission
 
 __all__ = [
     "Event",
     "RequeueReason",
+    "released_workload",
     "set_condition",
     "truncate_condition_message",
     "truncate_event_message",
@@ -107,6 +109,27 @@ def set_condition(
     if not found:
         out.append(Condition(type_, status, reason, now, message, generation))
     return tuple(out)
+
+
+def released_workload(w: Workload, now: datetime, generation: int) -> Workload | None:
+    """SC-EV-2: ``w`` after the release of its quota, or ``None`` when it is not releasable
+    (it holds no reservation or has no ``Evicted=True`` condition).
+
+    ``QuotaReserved`` and (if it was True) ``Admitted`` become False, ``Requeued`` takes the
+    eviction reason with status True only for a preemption, and the admission is cleared.
+    ``generation`` is the workload's ``metadata.generation`` (the conditions' observedGeneration).
+    Where the workload goes next (SC-EV-3) is the caller's queue bookkeeping.
+    """
+    ev = w.condition("Evicted")
+    if not w.cluster_queue or ev is None or not ev.is_true:
+        return None
+    conds = set_condition(w.conditions, "QuotaReserved", "False", "Pending", ev.message, now, generation)
+    admitted = w.condition("Admitted")
+    if admitted is not None and admitted.is_true:
+        conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", now, generation)
+    requeued_status = "True" if ev.reason == "Preempted" else "False"
+    conds = set_condition(conds, "Requeued", requeued_status, ev.reason, ev.message, now, generation)
+    return with_admission(w, cluster_queue="", pod_sets=(), quota_reserved_at=None, conditions=conds)
 
 
 def wait_seconds(now: datetime, since: datetime | None) -> str:

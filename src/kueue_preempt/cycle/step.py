@@ -31,9 +31,9 @@ from kueue_preempt.model import (
     Target,
     Workload,
 )
-from kueue_preempt.preemption.common.policy import queue_order_timestamp
+from kueue_preempt.cycle.queueing import queue_order_key
 from kueue_preempt.model.priority import effective_priority, priority_info
-from kueue_preempt.model.quantity import UNLIMITED
+from kueue_preempt.model.quantity import amount_mul
 from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy, StopPolicy, WorkloadStatus
 from kueue_preempt.cycle.config import CycleConfig
@@ -332,20 +332,6 @@ def initial_queue_state(cluster: ClusterState, config: CycleConfig = CycleConfig
 # ----------------------------------------------------------------------------- the cycle
 
 
-def _order_key(w: Workload, config: CycleConfig) -> tuple[int, int, str, str]:
-    """SC-QO-1 after the sticky-preemptor criterion (AFS not modelled): EP, QOT, uid, key.
-
-    It depends only on the workload object and the configuration, so the incremental state
-    caches it per key until the object changes.
-    """
-    return (
-        -effective_priority(w, boost_enabled=config.preemption.priority_boost),
-        micros(queue_order_timestamp(w, config.preemption)),
-        w.uid,
-        w.key,
-    )
-
-
 def _snapshot(c: _Cluster, config: CycleConfig) -> Snapshot:
     """SC-ST-6: every ClusterQueue outside a cohort cycle, with its charged workloads.
 
@@ -488,7 +474,8 @@ class _Cycle:
         return heads
 
     def _head(self, q: ClusterQueueQueue, name: str) -> str | None:
-        """SC-QO-1: a sticky preemptor marker first, then the least :func:`_order_key`."""
+        """SC-QO-1: a sticky preemptor marker first, then the least
+        :func:`~kueue_preempt.cycle.queueing.queue_order_key`."""
         known = self.c.workloads
         marker = q.preemptor
         if marker is not None and marker.sticky and marker.key in q.active and marker.key in known:
@@ -509,7 +496,7 @@ class _Cycle:
             w = self.c.workloads.get(key)
             if w is None:
                 return None
-            ok = self.order_keys[key] = _order_key(w, self.config)
+            ok = self.order_keys[key] = queue_order_key(w, self.config.preemption)
         return ok
 
     def _heap_head(self, active: frozenset[str], name: str) -> str | None:
@@ -1037,7 +1024,7 @@ class _Cycle:
 
 
 def _requests_of(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
-    return tuple((ps.name, frozen_map({r: _mul(v, ps.count) for r, v in ps.requests.items()})) for ps in specs)
+    return tuple((ps.name, frozen_map({r: amount_mul(v, ps.count) for r, v in ps.requests.items()})) for ps in specs)
 
 
 # Every pending write asks for the requests of its head, and a run's workloads share a few
@@ -1055,8 +1042,6 @@ def _resource_requests(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMa
     return _requests_of(specs)
 
 
-def _mul(v: int, n: int) -> int:
-    return min(v * n, UNLIMITED)  # saturating, as the requests Kueue prints (SC-MSG-3)
 
 
 def schedule_cycle(

@@ -11,12 +11,12 @@ from typing import Iterable
 
 import attrs
 
-from kueue_preempt.model import Condition
+from kueue_preempt.model.queues import cohort_parents, root_cohort
 from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy
 from kueue_preempt.cycle.config import CycleConfig
-from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState
+from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState, backoff_expired
 from kueue_preempt.cycle.selectors import selects
-from kueue_preempt.cycle.status import set_condition
+from kueue_preempt.cycle.status import released_workload
 
 __all__ = ["queue_inadmissible", "notify", "delete_workloads", "release_evicted"]
 
@@ -28,14 +28,6 @@ def _namespace_matches(cluster: ClusterState, namespace: str, cq: str) -> bool:
         ns = next((n for n in cluster.namespaces if n.name == namespace), None)
         labels = None if ns is None else dict(ns.labels)
     return labels is not None and selects(cluster.settings(cq).namespace_selector, labels)
-
-
-def _backoff_expired(cluster: ClusterState, key: str, workload_conditions: Iterable[Condition], now: datetime) -> bool:
-    for c in workload_conditions:
-        if c.type == "Requeued" and c.status == "False":
-            return False
-    at = cluster.status(key).requeue_at
-    return at is None or now >= at
 
 
 def queue_inadmissible(
@@ -56,7 +48,7 @@ def queue_inadmissible(
             for k in q.inadmissible
             if k in by_key
             and _namespace_matches(cluster, by_key[k].namespace, name)
-            and _backoff_expired(cluster, k, by_key[k].conditions, now)
+            and backoff_expired(by_key[k].conditions, cluster.status(k).requeue_at, now)
         )
         out[name] = attrs.evolve(
             q, active=q.active | back, inadmissible=q.inadmissible - back, failed_hashes=frozenset()
@@ -66,21 +58,13 @@ def queue_inadmissible(
 
 def notify(cluster: ClusterState, queues: QueueState, cluster_queue: str, now: datetime) -> QueueState:
     """SC-IN-2: QueueInadmissible for the ClusterQueue, or for every CQ of its cohort tree."""
-    parents = {c.name: c.parent for c in cluster.cohorts}
+    parents = cohort_parents(cluster.cohorts)
     cq_cohort = {cq.name: cq.cohort for cq in cluster.cluster_queues}
-
-    def root(cohort: str | None) -> str | None:
-        seen = set()
-        while cohort is not None and parents.get(cohort) is not None and cohort not in seen:
-            seen.add(cohort)
-            cohort = parents[cohort]
-        return cohort
-
     start = cq_cohort.get(cluster_queue)
     if start is None:
         return queue_inadmissible(cluster, queues, [cluster_queue], now)
-    r = root(start)
-    tree = [name for name, co in cq_cohort.items() if co is not None and root(co) == r]
+    r = root_cohort(parents, start)
+    tree = [name for name, co in cq_cohort.items() if co is not None and root_cohort(parents, co) == r]
     return queue_inadmissible(cluster, queues, tree, now)
 
 
@@ -135,19 +119,12 @@ def release_evicted(
     notify_cqs: set[str] = set()
     workloads = []
     for w in cluster.workloads:
-        ev = w.condition("Evicted")
-        if not w.cluster_queue or ev is None or not ev.is_true or (wanted is not None and w.key not in wanted):
+        new = None if wanted is not None and w.key not in wanted else released_workload(w, now, cluster.status(w.key).generation)
+        if new is None:
             workloads.append(w)
             continue
-        gen = cluster.status(w.key).generation
-        conds = set_condition(w.conditions, "QuotaReserved", "False", "Pending", ev.message, now, gen)
-        admitted = w.condition("Admitted")
-        if admitted is not None and admitted.is_true:
-            conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", now, gen)
-        requeued_status = "True" if ev.reason == "Preempted" else "False"
-        conds = set_condition(conds, "Requeued", requeued_status, ev.reason, ev.message, now, gen)
         notify_cqs.add(w.cluster_queue)
-        workloads.append(attrs.evolve(w, cluster_queue="", pod_sets=(), quota_reserved_at=None, conditions=conds))
+        workloads.append(new)
         released.append(w.key)
     new_cluster = attrs.evolve(cluster, workloads=workloads)
     queues = _bump(queues, notify_cqs)
@@ -159,7 +136,7 @@ def release_evicted(
         if cq is None:
             continue
         q = qs.get(cq) or ClusterQueueQueue()
-        target_active = _backoff_expired(new_cluster, key, w.conditions, now)
+        target_active = backoff_expired(w.conditions, new_cluster.status(key).requeue_at, now)
         if target_active and new_cluster.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO and q.failed_hashes:
             # SC-RQ-1: an arrival with the shape of a parked NoFit head is parked with it.
             target_active = shape_hash(w, config) not in q.failed_hashes

@@ -15,7 +15,7 @@ import attrs
 
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model import Assignment, FlavorAssignmentMode, FlavorResource
-from kueue_preempt.model.quantity import UNLIMITED, amount_add
+from kueue_preempt.model.quantity import amount_add, amount_mul
 from kueue_preempt.io._fields import Ctx, Field
 from kueue_preempt.io.errors import ManifestError
 from kueue_preempt.io.objects import PodSetRequests
@@ -102,10 +102,6 @@ class WorkloadAssignment:
         }
 
 
-def _saturating_mul(a: int, b: int) -> int:
-    return min(a * b, UNLIMITED)
-
-
 def total_requests_for(pod_sets: Sequence[PodSetRequests], assignment: WorkloadAssignment) -> dict[FlavorResource, int]:
     """FA-3 ``TotalRequestsFor``: per flavor/resource total of the pod sets (paired by index).
 
@@ -120,9 +116,9 @@ def total_requests_for(pod_sets: Sequence[PodSetRequests], assignment: WorkloadA
     out: dict[FlavorResource, int] = {}
     for i, (ps, psa) in enumerate(zip(pod_sets, assignment.pod_sets)):
         for r, per_pod in ps.requests.items():
-            total = _saturating_mul(per_pod, ps.count)
+            total = amount_mul(per_pod, ps.count)
             if ps.count != 0 and ps.count != psa.count:
-                total = _saturating_mul(total // ps.count, psa.count)
+                total = amount_mul(total // ps.count, psa.count)
             if total == 0:
                 continue
             choice = psa.flavors.get(r)

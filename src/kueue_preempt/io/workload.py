@@ -9,12 +9,14 @@ Pod reader. Field tables: docs/manifests.md.
 
 from __future__ import annotations
 
+import operator
 import re
 from decimal import Decimal
 from fractions import Fraction
 
 from kueue_preempt.model import Condition, EvictionStat, PodSetUsage, PriorityClassRef, Workload
 from kueue_preempt.podgroup import LabelSelectorRequirement
+from kueue_preempt.model.pod_requests import pod_request_totals
 from kueue_preempt.model.priority import BOOST_ANNOTATION, parse_boost
 from kueue_preempt.model.quantity import amount_add, request_amount
 from kueue_preempt.io._fields import Field, open_object
@@ -328,38 +330,26 @@ def _required_node_affinity(affinity: Field) -> list[list[LabelSelectorRequireme
 
 
 def pod_requests(pod_spec: Field, *, pod_level: bool = False) -> dict[str, int]:
-    """Kubernetes' pod request (per pod) of a pod spec, as amounts (Q-1).
+    """Kubernetes' pod request (per pod) of a pod spec, as amounts (Q-1): FAS-1's rule
+    (:func:`~kueue_preempt.model.pod_requests.pod_request_totals`) over the spec's containers,
+    init containers (``restartPolicy: Always`` marks a sidecar) and ``overhead``.
 
-    ``max(sum(containers) + sum(sidecars), max over init containers of (init + sidecars started
-    before it)) + overhead``; sidecars are init containers with ``restartPolicy: Always``. A
-    container limit stands in for a missing request (the API server's defaulting). Summed as
-    exact quantities, converted to an amount once. With ``pod_level`` (Kueue's FAS-1, §1.8 of
-    kueue-api-fields.md) a pod-level ``resources`` request (or limit) for ``cpu``, ``memory`` or
-    ``hugepages-*`` replaces the container-derived value before the overhead is added.
+    A container limit stands in for a missing request (the API server's defaulting). Summed
+    as exact quantities, converted to an amount once. With ``pod_level`` (Kueue's FAS-1, §1.8
+    of kueue-api-fields.md) a pod-level ``resources`` request (or limit) for ``cpu``,
+    ``memory`` or ``hugepages-*`` replaces the container-derived value before the overhead is
+    added. Quantities here are never negative (the reader refuses them).
     """
-    total: dict[str, Fraction] = {}
-    for c in pod_spec.get("containers").list():
-        _add(total, _container_requests(c))
-    sidecars: dict[str, Fraction] = {}
-    init_max: dict[str, Fraction] = {}
-    for c in pod_spec.get("initContainers").list():
-        reqs = _container_requests(c)
-        if c.get("restartPolicy").string() == "Always":
-            _add(sidecars, reqs)
-            current = dict(sidecars)
-        else:
-            current = dict(sidecars)
-            _add(current, reqs)
-        for r, v in current.items():
-            init_max[r] = max(init_max.get(r, Fraction(0)), v)
-    _add(total, sidecars)
-    for r, v in init_max.items():
-        total[r] = max(total.get(r, Fraction(0)), v)
-    if pod_level:
-        for r, v in _container_requests(pod_spec).items():
-            if r in ("cpu", "memory") or r.startswith("hugepages-"):
-                total[r] = v
-    _add(total, pod_spec.get("overhead").quantity_map())
+    total = pod_request_totals(
+        [_container_requests(c) for c in pod_spec.get("containers").list()],
+        [
+            (_container_requests(c), c.get("restartPolicy").string() == "Always")
+            for c in pod_spec.get("initContainers").list()
+        ],
+        _container_requests(pod_spec) if pod_level else {},
+        pod_spec.get("overhead").quantity_map(),
+        operator.add,
+    )
     return {r: request_amount(v, r) for r, v in total.items()}
 
 
@@ -369,11 +359,6 @@ def _container_requests(c: Field) -> dict[str, Fraction]:
     for r, v in resources.get("limits").quantity_map().items():
         requests.setdefault(r, v)
     return requests
-
-
-def _add(into: dict[str, Fraction], more: dict[str, Fraction]) -> None:
-    for r, v in more.items():
-        into[r] = into.get(r, Fraction(0)) + v
 
 
 def _conditions(field: Field) -> list[Condition]:

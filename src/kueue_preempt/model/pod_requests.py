@@ -10,7 +10,8 @@ container sum for the resources they name; the RuntimeClass overhead comes on to
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from fractions import Fraction
+from typing import Callable, Iterable, Mapping, TypeVar
 
 import attrs
 
@@ -19,7 +20,7 @@ from kueue_preempt.model.quantity import model_amount_map
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model.quantity import amount_add
 
-__all__ = ["ContainerResources", "effective_pod_requests", "POD_LEVEL_RESOURCES"]
+__all__ = ["ContainerResources", "effective_pod_requests", "pod_request_totals", "POD_LEVEL_RESOURCES"]
 
 
 # Q-1 input rule: a string is a quantity of its resource ("500m" cpu = 500), an int the amount.
@@ -58,9 +59,56 @@ def _pod_level(resource: str) -> bool:
     return resource in POD_LEVEL_RESOURCES or resource.startswith("hugepages-")
 
 
-def _add(total: dict[str, int], extra: Mapping[str, int]) -> None:
+_N = TypeVar("_N", int, Fraction)
+
+
+def pod_request_totals(
+    containers: Iterable[Mapping[str, _N]],
+    init_containers: Iterable[tuple[Mapping[str, _N], bool]],
+    pod_level: Mapping[str, _N],
+    overhead: Mapping[str, _N],
+    add: Callable[[_N, _N], _N],
+) -> dict[str, _N]:
+    """FAS-1's combination rule, the one both readers use: the per-pod request of a pod from
+    its containers' effective requests (a limit already standing in for a missing request).
+
+    ``init_containers`` are ``(requests, restartable)`` in spec order. App containers are
+    summed; init containers run one at a time before them, so the pod needs at least the
+    largest one plus the sidecars started before it; sidecars (``restartable``) keep running,
+    so they add to the sum too. ``pod_level`` requests replace the result for the resources
+    Kubernetes lets them set (``cpu``, ``memory``, ``hugepages-*``); ``overhead`` comes on top.
+    ``add`` is the sum of the number type: :func:`amount_add` for amounts (Q-2 saturation),
+    ``+`` for exact quantities. No clamping: negative results are the caller's to handle.
+    """
+    total: dict[str, _N] = {}
+    for reqs in containers:
+        _add(total, reqs, add)
+    sidecars: dict[str, _N] = {}
+    init_peak: dict[str, _N] = {}
+    for reqs, restartable in init_containers:
+        if restartable:
+            # A sidecar keeps running next to the app containers and later init containers.
+            _add(total, reqs, add)
+            _add(sidecars, reqs, add)
+            peak = dict(sidecars)
+        else:
+            peak = dict(reqs)
+            _add(peak, sidecars, add)
+        for r, v in peak.items():
+            init_peak[r] = max(init_peak.get(r, v), v)
+    for r, v in init_peak.items():
+        total[r] = max(total.get(r, v), v)
+    for r, v in pod_level.items():
+        if _pod_level(r):
+            total[r] = v
+    _add(total, overhead, add)
+    return total
+
+
+def _add(total: dict[str, _N], extra: Mapping[str, _N], add: Callable[[_N, _N], _N]) -> None:
     for r, v in extra.items():
-        total[r] = amount_add(total.get(r, 0), v)
+        before = total.get(r)
+        total[r] = v if before is None else add(before, v)
 
 
 def _optional_amounts(value: Mapping[str, int | str] | None, param: str) -> dict[str, int] | None:
@@ -85,27 +133,11 @@ def effective_pod_requests(
     init_containers = arg_iterable(init_containers, ContainerResources, fn, "init_containers")
     overhead = _optional_amounts(overhead, "overhead")
     pod_requests = _optional_amounts(pod_requests, "pod_requests")
-    total: dict[str, int] = {}
-    for c in containers:
-        _add(total, c.effective())
-    sidecars: dict[str, int] = {}
-    init_peak: dict[str, int] = {}
-    for c in init_containers:
-        reqs = c.effective()
-        if c.restartable:
-            # A sidecar keeps running next to the app containers and later init containers.
-            _add(total, reqs)
-            _add(sidecars, reqs)
-            peak = dict(sidecars)
-        else:
-            peak = dict(reqs)
-            _add(peak, sidecars)
-        for r, v in peak.items():
-            init_peak[r] = max(init_peak.get(r, v), v)
-    for r, v in init_peak.items():
-        total[r] = max(total.get(r, v), v)
-    for r, v in (pod_requests or {}).items():
-        if _pod_level(r):
-            total[r] = v
-    _add(total, overhead or {})
+    total = pod_request_totals(
+        [c.effective() for c in containers],
+        [(c.effective(), c.restartable) for c in init_containers],
+        pod_requests or {},
+        overhead or {},
+        amount_add,
+    )
     return {r: max(0, v) for r, v in total.items()}

@@ -29,6 +29,7 @@ __all__ = [
     "request_amount",
     "amount_add",
     "amount_sub",
+    "amount_mul",
     "format_amount",
     "amount_input",
 ]
@@ -150,6 +151,12 @@ def amount_add(a: int, b: int) -> int:
     if s < MIN_AMOUNT:
         return MIN_AMOUNT
     return s
+
+
+def amount_mul(amount: int, count: int) -> int:
+    """``amount × count`` for a pod count ``count >= 0``, saturating at the int64 bound (Q-2):
+    a pod set's total from its per-pod request (FAS-1, SC-MSG-3, FA-3)."""
+    return min(amount * count, UNLIMITED)
 
 
 def amount_sub(a: int, b: int) -> int:

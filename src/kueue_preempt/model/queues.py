@@ -15,7 +15,15 @@ from kueue_preempt.model.flavors import FlavorFungibility, ResourceGroup
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.model.resources import FlavorResource, ResourceQuota
 
-__all__ = ["PreemptionPolicy", "BorrowWithinCohort", "ClusterQueuePreemption", "ClusterQueue", "Cohort"]
+__all__ = [
+    "PreemptionPolicy",
+    "BorrowWithinCohort",
+    "ClusterQueuePreemption",
+    "ClusterQueue",
+    "Cohort",
+    "cohort_parents",
+    "root_cohort",
+]
 
 _Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
 
@@ -250,3 +258,27 @@ class Cohort:
                     raise InvalidModel(
                         f"Cohort {self.name!r}", f"quotas[{fr}]", "borrowing/lending limits need a parent (Q-17)"
                     )
+
+
+def cohort_parents(cohorts: Iterable[Cohort]) -> dict[str, str | None]:
+    """Cohort name -> the name of its parent (DM-5), the map :func:`root_cohort` walks."""
+    return {c.name: c.parent for c in cohorts}
+
+
+def root_cohort(parents: Mapping[str, str | None], cohort: str) -> str:
+    """The root of ``cohort``'s tree by name (DM-5), as SC-IN-2/SC-IN-3 key a notification.
+
+    ``parents`` is :func:`cohort_parents` of the cohorts that exist as objects. The walk
+    follows ``parent`` while the current cohort is one of them and names a parent; a parent
+    with no object of its own is an implicit cohort (DM-5), hence a root. On a parent cycle
+    (SC-ST-4: Kueue leaves such a tree out) the walk stops at the first cohort it meets again,
+    so every cohort that reaches the cycle through the same cohort gets the same answer.
+    """
+    seen: set[str] = set()
+    node = cohort
+    while True:
+        parent = parents.get(node)
+        if parent is None or node in seen:
+            return node
+        seen.add(node)
+        node = parent

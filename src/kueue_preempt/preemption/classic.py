@@ -128,6 +128,7 @@ def _plan(
 
     forbidden = borrow_within_cohort_forbidden(ctx.cq)
     node = ctx.node
+    # CL-ATT-1's "under" is strict (usage < nominal), unlike Q-12's within nominal (<=).
     under = all(node.subtree_quota.get(fr, 0) > node.usage.get(fr, 0) for fr in ctx.frnp)
     # CL-GEN-8 on the raw buckets, asked only when the attempt list depends on it (a
     # within-ClusterQueue decision without borrowWithinCohort, over nominal, never asks).

@@ -161,11 +161,11 @@ def _candidates(ctx: DecisionContext) -> dict[QuotaNode, CandidateQueue]:
             if node is not ctx.node:
                 sources.append((node, prem.reclaim_within_cohort, "FS-CAND-2"))
     elif ctx.node.parent is not None and prem.reclaim_within_cohort is not PreemptionPolicy.NEVER:
+        within = Snapshot.within_nominal
         for node in ctx.snapshot.subtree(ctx.node.root):
             if not node.is_cluster_queue or node is ctx.node:
                 continue
-            usage, sq = node.usage, node.subtree_quota
-            if any(usage.get(fr, 0) > sq.get(fr, 0) for fr in frnp):  # Q-11 Borrowing(q, fr)
+            if not within(node, frnp):  # Q-11 Borrowing(q, fr) on some fr of FRNP
                 sources.append((node, prem.reclaim_within_cohort, "FS-CAND-2"))
             elif tr is not None:
                 tr.add(Verdict.INFO, "FS-CAND-2", "not borrowing: its workloads are not candidates", cluster_queue=node.name)
@@ -643,9 +643,7 @@ class _Run:
         ordering = ClusterQueueOrdering(snapshot, ctx.node, candidates, tr, incremental=True)
         retry: list[Candidate] = []
         node = ctx.node
-        nominal_ok = ctx.config.fair_sharing_preempt_within_nominal and all(
-            node.usage.get(fr, 0) <= node.subtree_quota.get(fr, 0) for fr in ctx.frnp
-        )
+        nominal_ok = ctx.config.fair_sharing_preempt_within_nominal and Snapshot.within_nominal(node, ctx.frnp)
         rule = _STRATEGY_RULE[strategy]
         allows = _STRATEGIES[strategy]
         if tr is not None:

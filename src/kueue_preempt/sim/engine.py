@@ -48,6 +48,7 @@ from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.io import ClusterDump, ManifestError
 from kueue_preempt.model import FlavorResource
+from kueue_preempt.model.queues import cohort_parents, root_cohort
 from kueue_preempt.sim.api_model import ApiModel, ApiRuntime, ApiStats
 from kueue_preempt.sim.arrivals.model import Arrival, Arrivals
 from kueue_preempt.sim.output.timeline import (
@@ -293,22 +294,11 @@ class SimulationResult:
 def root_keys(dump: ClusterDump) -> dict[str, str]:
     """ClusterQueue -> the key its notifications batch under (SC-IN-3): its root cohort, or
     the ClusterQueue itself when it has no cohort."""
-    parents = {c.name: c.parent for c in dump.cohorts}
-    out: dict[str, str] = {}
-    for cq in dump.cluster_queues:
-        if cq.cohort is None:
-            out[cq.name] = f"ClusterQueue/{cq.name}"
-            continue
-        node, seen = cq.cohort, {cq.cohort}
-        while parents.get(node) is not None:
-            nxt = parents[node]
-            assert nxt is not None
-            if nxt in seen:  # a cycle: Kueue ignores such a tree (SC-IN-2); keep a stable key
-                break
-            seen.add(nxt)
-            node = nxt
-        out[cq.name] = f"Cohort/{node}"
-    return out
+    parents = cohort_parents(dump.cohorts)
+    return {
+        cq.name: f"ClusterQueue/{cq.name}" if cq.cohort is None else f"Cohort/{root_cohort(parents, cq.cohort)}"
+        for cq in dump.cluster_queues
+    }
 
 
 def _local_queue(namespace: str, name: str, cluster_queue: str) -> str:

@@ -966,9 +966,9 @@ class Snapshot:
 
     def fits(self, cq: QuotaNode, request: Usage, *, allow_borrowing: bool) -> bool:
         """GT-5: does ``request`` fit in ``cq`` now (without borrowing, if not allowed)?"""
+        borrowing_with = self.borrowing_with
         for fr, v in request.items():
-            # Q-11 inlined: this runs after every removal of a decision.
-            if not allow_borrowing and amount_add(cq.usage.get(fr, 0), v) > cq.subtree_quota.get(fr, 0):
+            if not allow_borrowing and borrowing_with(cq, fr, v):  # Q-11
                 return False
             if v > self.available(cq, fr):
                 return False
