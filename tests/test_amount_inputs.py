@@ -37,8 +37,8 @@ def test_q1_usage_strings_are_quantities_of_their_resource() -> None:
     """Q-1: "500m" of cpu is 500 milli-CPU; "1Gi" of memory is 2^30 bytes; "1" of cpu is 1000."""
     ps = PodSetUsage(flavors={"cpu": "f", "memory": "f"}, usage={"cpu": "500m", "memory": "1Gi"})
     assert dict(ps.usage) == {"cpu": 500, "memory": 2**30}
-    assert PodSetUsage(usage={"cpu": "1"}).usage["cpu"] == 1000
-    assert PodSetUsage(usage={"nvidia.com/gpu": "1"}).usage["nvidia.com/gpu"] == 1
+    assert PodSetUsage(flavors={"cpu": "f"}, usage={"cpu": "1"}).usage["cpu"] == 1000
+    assert PodSetUsage(flavors={"nvidia.com/gpu": "f"}, usage={"nvidia.com/gpu": "1"}).usage["nvidia.com/gpu"] == 1
     # The issue's example: the Workload builds (it used to raise a raw TypeError).
     w = Workload(name="w", pod_sets=[ps])
     assert dict(w.usage) == {CPU: 500, MEM: 2**30}
@@ -46,9 +46,9 @@ def test_q1_usage_strings_are_quantities_of_their_resource() -> None:
 
 def test_q1_numbers_keep_their_meaning() -> None:
     """A number is already the library's amount in the resource's units (milli-CPU for cpu)."""
-    assert PodSetUsage(usage={"cpu": 500}).usage["cpu"] == 500
-    assert PodSetUsage(usage={"cpu": 2.0}).usage["cpu"] == 2  # type: ignore[dict-item]
-    assert PodSetUsage(usage={"cpu": Decimal("3")}).usage["cpu"] == 3  # type: ignore[dict-item]
+    assert PodSetUsage(flavors={"cpu": "f"}, usage={"cpu": 500}).usage["cpu"] == 500
+    assert PodSetUsage(flavors={"cpu": "f"}, usage={"cpu": 2.0}).usage["cpu"] == 2  # type: ignore[dict-item]
+    assert PodSetUsage(flavors={"cpu": "f"}, usage={"cpu": Decimal("3")}).usage["cpu"] == 3  # type: ignore[dict-item]
     assert Assignment(requests={CPU: 7}, preempt=[]).requests[CPU] == 7
 
 
@@ -121,7 +121,7 @@ _quantities = st.builds(
 def test_q1_constructors_parse_exactly_like_the_reader(resource: str, quantity: str) -> None:
     """Q-1 (property): a constructor's string amount equals request_amount, the reader's path."""
     expected = request_amount(quantity, resource)
-    assert PodSetUsage(usage={resource: quantity}).usage[resource] == expected
+    assert PodSetUsage(flavors={resource: "f"}, usage={resource: quantity}).usage[resource] == expected
     assert Assignment(requests={FlavorResource("f", resource): quantity}, preempt=[]).requests == {
         FlavorResource("f", resource): expected
     }

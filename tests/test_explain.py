@@ -138,3 +138,23 @@ def test_wrong_arguments_are_named(kwargs: dict[str, object], field: str) -> Non
 def test_an_unknown_cluster_queue_is_a_lookup_error() -> None:
     with pytest.raises(UnknownClusterQueue):
         explain(_pending(4), "nope", _snapshot(), now=NOW)
+
+
+@pytest.mark.parametrize("given", [None, Assignment(requests={CPU: 2000}, preempt=[]), Assignment(requests={CPU: 2000}, preempt=[CPU])])
+def test_an_admitted_workload_is_refused(given: Assignment | None) -> None:
+    """GT-1: as ``get_targets`` refuses an admitted preemptor, ``explain`` refuses an admitted
+    workload (the object itself or a pending one with its ``namespace/name``), naming it and the
+    ClusterQueue that holds it, with or without an explicit assignment; the snapshot is unchanged."""
+    snapshot = _snapshot()
+    before = _usage(snapshot)
+    admitted = next(w for w in snapshot.workloads() if w.key == "ns/low")
+    same_key = Workload(
+        name="low", namespace="ns", uid="low2", priority=100, creation_time=T0, local_queue="a",
+        spec_pod_sets=[PodSetSpec("main", 1, {"cpu": 2000})],
+    )  # fmt: skip
+    for workload in (admitted, same_key):
+        with pytest.raises(InvalidArgument) as info:
+            explain(workload, "a", snapshot, flavors=[ResourceFlavor("default")], now=NOW, assignment=given)
+        msg = str(info.value)
+        assert "field 'workload'" in msg and "'ns/low'" in msg and "admitted" in msg and "'a'" in msg
+        assert _usage(snapshot) == before

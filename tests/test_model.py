@@ -245,12 +245,12 @@ def test_flavor_resource_parse_rejects(text: str) -> None:
 
 
 def test_dm7_usage_sums_pod_sets_per_flavor_resource() -> None:
-    """DM-7: usage() = per-FR sum over pod sets of requests[r] keyed by (flavors[r], r);
-    resources without a flavor are not quota usage."""
+    """DM-7: usage() = per-FR sum over pod sets of requests[r] keyed by (flavors[r], r).
+    (A resource without a flavor is refused at construction: tests/test_embedding_errors.py.)"""
     w = Workload(
         name="w",
         pod_sets=[
-            PodSetUsage(name="a", flavors={"cpu": "default", "gpu": "t4"}, usage={"cpu": 1000, "gpu": 2, "memory": 64}),
+            PodSetUsage(name="a", flavors={"cpu": "default", "gpu": "t4"}, usage={"cpu": 1000, "gpu": 2}),
             PodSetUsage(name="b", flavors={"cpu": "default"}, usage={"cpu": 500}),
             PodSetUsage(name="c", flavors={"cpu": "spot", "gpu": "a100"}, usage={"cpu": 250, "gpu": 1}),
         ],
@@ -266,11 +266,11 @@ def test_dm7_usage_sums_pod_sets_per_flavor_resource() -> None:
 
 def test_pol9_used_flavor_resources_is_flavor_based() -> None:
     """POL-9/DM-7: only the flavor map matters; zero amounts (and flavors with no amount)
-    still count; amounts without a flavor do not."""
+    still count. (Amounts without a flavor are refused: tests/test_embedding_errors.py.)"""
     w = Workload(
         name="w",
         pod_sets=[
-            PodSetUsage(flavors={"gpu": "t4", "cpu": "default"}, usage={"gpu": 0, "memory": 5}),
+            PodSetUsage(flavors={"gpu": "t4", "cpu": "default"}, usage={"gpu": 0}),
         ],
     )
     assert w.used_flavor_resources == frozenset({FlavorResource("t4", "gpu"), FlavorResource("default", "cpu")})

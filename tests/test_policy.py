@@ -273,7 +273,7 @@ def test_pol9_uses_frnp_is_flavor_based() -> None:
     assert not uses_flavor_resources(zero_gpu, frozenset({FlavorResource("a100", "gpu")}))
     assert not uses_flavor_resources(zero_gpu, frozenset({FlavorResource("d", "memory")}))
     assert not uses_flavor_resources(zero_gpu, frozenset())  # FA-2: empty FRNP -> nothing
-    no_flavor = Workload(name="n", pod_sets=[PodSetUsage(usage={"gpu": 4})])
+    no_flavor = Workload(name="n", pod_sets=[PodSetUsage()])  # (usage without a flavor is refused, DM-7)
     assert not uses_flavor_resources(no_flavor, frnp)
 
 

@@ -69,9 +69,14 @@ def test_rejects_what_it_did_not_build() -> None:
         with_status(_admitted(), conditions=(), evictions=bad)
 
 
+def _pod_set_usage(name: str, count: int, flavors: dict[str, str], usage: dict[str, int]) -> PodSetUsage:
+    # DM-7 / SC-AD-1: an admission charges only resources that have a flavor.
+    return PodSetUsage(name=name, count=count, flavors=flavors, usage={r: v for r, v in usage.items() if r in flavors})
+
+
 pod_set_usages = st.lists(
     st.builds(
-        PodSetUsage,
+        _pod_set_usage,
         name=st.sampled_from(["main", "workers"]),
         count=st.integers(0, 4),
         flavors=st.dictionaries(st.sampled_from(["cpu", "gpu"]), st.sampled_from(["default", "spot"]), max_size=2),

@@ -16,6 +16,7 @@ __all__ = [
     "UnknownReference",
     "UnknownClusterQueue",
     "UnknownCohort",
+    "UnknownWorkload",
     "CohortCycle",
     "DuplicateName",
     "ConfigurationError",
@@ -81,6 +82,23 @@ class UnknownCohort(UnknownReference):
 
     def __init__(self, obj: str, field: str, missing: str) -> None:
         super().__init__(obj, field, missing, "Cohort")
+
+
+class UnknownWorkload(UnknownReference):
+    """A call names a workload (by ``namespace/name``) that is not admitted where it says (DM-11).
+
+    ``cluster_queue`` is the ClusterQueue the call looked in; ``admitted_in`` the one that holds
+    the workload, if another one does.
+    """
+
+    def __init__(self, obj: str, key: str, cluster_queue: str, admitted_in: str | None = None) -> None:
+        super().__init__(obj, "namespace/name", key, "Workload")
+        self.cluster_queue = cluster_queue
+        self.admitted_in = admitted_in
+        where = f"; it is admitted in ClusterQueue {admitted_in!r}" if admitted_in is not None else ""
+        self.args = (
+            f"{obj}: Workload {key!r} (field 'namespace/name') is not admitted in ClusterQueue {cluster_queue!r}{where}",
+        )
 
 
 class CohortCycle(KueuePreemptError, ValueError):

@@ -113,7 +113,8 @@ def explain(
     plus, for a ``Preempt`` assignment, ``get_targets`` (see its cost), repeated at most
     ``log2(count)`` times per pod set when partial admission searches smaller counts.
 
-    Raises :class:`~kueue_preempt.errors.InvalidArgument` for wrongly typed arguments,
+    Raises :class:`~kueue_preempt.errors.InvalidArgument` for wrongly typed arguments or a
+    ``workload`` already admitted in ``snapshot`` (by ``namespace/name``, GT-1),
     :class:`~kueue_preempt.errors.UnknownClusterQueue` for a ClusterQueue not in ``snapshot``.
     """
     fn = "explain"
@@ -123,6 +124,16 @@ def explain(
     arg(config, PreemptionConfig, fn, "config")
     optional_arg(now, datetime, fn, "now")
     arg(ignore_undeclared_resources, bool, fn, "ignore_undeclared_resources")
+    holder = snapshot.admitted_in(workload.key)
+    if holder is not None:
+        # GT-1: the cycle nominates pending workloads only; an admitted one would be judged
+        # against quota that already counts its own usage, and be its own candidate.
+        raise InvalidArgument(
+            fn,
+            "workload",
+            f"Workload {workload.key!r} is admitted in ClusterQueue {holder.name!r}; only a pending "
+            "workload is explained (GT-1: the preemptor is not in the snapshot)",
+        )
     when = now if now is not None else datetime.now(timezone.utc)
     node = snapshot.cluster_queue(cluster_queue)
     trace = DecisionTrace()

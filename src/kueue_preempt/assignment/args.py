@@ -128,7 +128,12 @@ def check_assign_args(
     """Check every argument of ``fn`` (an assigner entry point), each named on failure."""
     wl = arg(workload, Workload, fn, "workload")
     arg(cluster_queue, str, fn, "cluster_queue")
-    arg(snapshot, Snapshot, fn, "snapshot")
+    snap = arg(snapshot, Snapshot, fn, "snapshot")
+    holder = snap.admitted_in(wl.key)
+    if holder is not None:  # GT-1, FAS: flavors are assigned to pending workloads
+        raise InvalidArgument(
+            fn, "workload", f"Workload {wl.key!r} is admitted in ClusterQueue {holder.name!r}; only a pending workload is assigned flavors"
+        )
     arg(config, PreemptionConfig, fn, "config")
     arg(gates, AssignmentGates, fn, "gates")
     check_callable(oracle, fn, "oracle", "a PreemptionOracle")

@@ -53,6 +53,17 @@ class Assignment:
     requests: FrozenMap[FlavorResource, int] = attrs.field(converter=_requests)
     preempt: frozenset[FlavorResource] = attrs.field(converter=_fr_set)
 
+    @preempt.validator
+    def _check_preempt(self, attribute: attrs.Attribute[frozenset[FlavorResource]], value: frozenset[FlavorResource]) -> None:
+        # FA-2 / FA-3: FRNP is the Preempt-mode subset of the requested FlavorResources.
+        requests = self.requests
+        for fr in value:
+            if fr not in requests:
+                missing = ", ".join(sorted(str(f) for f in value if f not in requests))
+                raise InvalidModel(
+                    "Assignment", "preempt", f"{missing} in Preempt mode but not in 'requests' (FA-2: FRNP is requested)"
+                )
+
 
 class PreemptionReason(str, enum.Enum):
     """The ``Preempted`` condition reasons Kueue writes (MSG-1)."""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import enum
 from decimal import Decimal
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 import attrs
 
 from kueue_preempt._util.checks import model_int, model_iterable
 from kueue_preempt._util.frozen import FrozenMap, frozen_map, intern
 from kueue_preempt.errors import InvalidModel
+from kueue_preempt.model._fields import _Validator, _bool, _str
 from kueue_preempt.model.flavors import FlavorFungibility, ResourceGroup
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.model.resources import FlavorResource, ResourceQuota
@@ -24,8 +25,6 @@ __all__ = [
     "cohort_parents",
     "root_cohort",
 ]
-
-_Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
 
 
 class PreemptionPolicy(str, enum.Enum):
@@ -100,7 +99,18 @@ class BorrowWithinCohort:
             model_int(value, "BorrowWithinCohort", "max_priority_threshold", minimum=INT32_MIN, maximum=INT32_MAX)
 
 
-def _bwc(value: BorrowWithinCohort | None) -> BorrowWithinCohort | None:
+def _stanza(value: Mapping[Any, Any], fields: tuple[str, ...], obj: str, field: str) -> dict[str, Any]:
+    """A plain mapping given for a sub-object: its keys must be the sub-object's fields."""
+    for key in value:
+        if key not in fields:
+            raise InvalidModel(obj, field, f"unknown key {key!r:.40}; expected some of {', '.join(fields)}")
+    return dict(value)
+
+
+def _bwc(value: BorrowWithinCohort | Mapping[str, Any] | None) -> BorrowWithinCohort | None:
+    if isinstance(value, Mapping):  # DM-4: a plain dict of the fields, keys checked
+        fields = ("policy", "max_priority_threshold")
+        return BorrowWithinCohort(**_stanza(value, fields, "ClusterQueuePreemption", "borrow_within_cohort"))
     if value is not None and not isinstance(value, BorrowWithinCohort):
         raise InvalidModel(
             "ClusterQueuePreemption", "borrow_within_cohort", f"expected BorrowWithinCohort or None, got {type(value).__name__}"
@@ -165,13 +175,56 @@ def _cohort_weight(value: float | int | str | Decimal) -> float:
     return _weight(value, "Cohort")
 
 
-def _quotas(value: Mapping[FlavorResource, ResourceQuota]) -> FrozenMap[FlavorResource, ResourceQuota]:
+def _quotas(value: Mapping[FlavorResource, ResourceQuota], obj: str = "ClusterQueue") -> FrozenMap[FlavorResource, ResourceQuota]:
     if not isinstance(value, Mapping):
-        raise InvalidModel("quotas", "quotas", f"expected a mapping of FlavorResource to ResourceQuota, got {type(value).__name__}")
+        raise InvalidModel(obj, "quotas", f"expected a mapping of FlavorResource to ResourceQuota, got {type(value).__name__}")
     for fr, q in value.items():
         if not isinstance(fr, FlavorResource) or not isinstance(q, ResourceQuota):
-            raise InvalidModel("quotas", str(fr), "keys must be FlavorResource and values ResourceQuota")
+            raise InvalidModel(
+                obj,
+                "quotas",
+                f"keys must be FlavorResource and values ResourceQuota, got {fr!r:.40}: {type(q).__name__}",
+            )
     return frozen_map({intern(fr): q for fr, q in value.items()})
+
+
+def _cohort_quotas(value: Mapping[FlavorResource, ResourceQuota]) -> FrozenMap[FlavorResource, ResourceQuota]:
+    return _quotas(value, "Cohort")
+
+
+def _parent_name(value: str | None, obj: str, field: str) -> str | None:
+    # Kueue reads an empty spec.cohort / spec.parentName as "no parent" (DM-4, DM-5): it must not
+    # become an implicit cohort named "" that every such queue would share.
+    if value is None or (isinstance(value, str) and not value):
+        return None
+    if not isinstance(value, str):
+        raise InvalidModel(obj, field, f"expected a cohort name (str) or None, got {type(value).__name__}")
+    return value
+
+
+def _cq_cohort(value: str | None) -> str | None:
+    return _parent_name(value, "ClusterQueue", "cohort")
+
+
+def _cohort_parent(value: str | None) -> str | None:
+    return _parent_name(value, "Cohort", "parent")
+
+
+def _cq_preemption(value: ClusterQueuePreemption | Mapping[str, Any] | None) -> ClusterQueuePreemption:
+    # DM-4 / POL-7: a ClusterQueuePreemption, a plain dict of its fields (keys and values checked
+    # by ClusterQueuePreemption itself), or None for an absent stanza (every field Never).
+    if isinstance(value, ClusterQueuePreemption):
+        return value
+    if value is None:
+        return ClusterQueuePreemption()
+    if isinstance(value, Mapping):
+        fields = ("within_cluster_queue", "reclaim_within_cohort", "borrow_within_cohort")
+        return ClusterQueuePreemption(**_stanza(value, fields, "ClusterQueue", "preemption"))
+    raise InvalidModel(
+        "ClusterQueue",
+        "preemption",
+        f"expected ClusterQueuePreemption, a mapping of its fields or None, got {type(value).__name__}",
+    )
 
 
 def _resource_groups(value: Iterable[ResourceGroup]) -> tuple[ResourceGroup, ...]:
@@ -204,12 +257,13 @@ class ClusterQueue:
     ``resource_groups`` when only those are given; both together must agree.
     """
 
-    name: str
-    cohort: str | None = None
+    name: str = attrs.field(validator=_str(empty=False))
+    cohort: str | None = attrs.field(default=None, converter=_cq_cohort)
     quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_quotas)
-    preemption: ClusterQueuePreemption = attrs.field(factory=ClusterQueuePreemption)
+    preemption: ClusterQueuePreemption = attrs.field(factory=ClusterQueuePreemption, converter=_cq_preemption)
+    """A :class:`ClusterQueuePreemption`, a plain dict of its fields, or ``None`` (all ``Never``)."""
     fair_weight: float = attrs.field(default=1.0, converter=_cq_weight)
-    admission_scope_usage_based: bool = False
+    admission_scope_usage_based: bool = attrs.field(default=False, validator=_bool())
     resource_groups: tuple[ResourceGroup, ...] = attrs.field(default=(), converter=_resource_groups)
     flavor_fungibility: FlavorFungibility = attrs.field(factory=_default_fungibility, converter=_fungibility)
 
@@ -244,9 +298,9 @@ class ClusterQueue:
 class Cohort:
     """An inner node of the quota tree, possibly with its own quota (DM-5)."""
 
-    name: str
-    parent: str | None = None
-    quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_quotas)
+    name: str = attrs.field(validator=_str(empty=False))
+    parent: str | None = attrs.field(default=None, converter=_cohort_parent)
+    quotas: FrozenMap[FlavorResource, ResourceQuota] = attrs.field(factory=FrozenMap, converter=_cohort_quotas)
     fair_weight: float = attrs.field(default=1.0, converter=_cohort_weight)
 
     def __attrs_post_init__(self) -> None:

@@ -7,6 +7,7 @@ from typing import Any, Callable
 import attrs
 
 from kueue_preempt.errors import InvalidModel
+from kueue_preempt.model._fields import _str
 from kueue_preempt.model.quantity import amount_input
 
 __all__ = ["FlavorResource", "ResourceQuota"]
@@ -23,6 +24,13 @@ class FlavorResource:
 
     flavor: str
     resource: str
+
+    def __attrs_post_init__(self) -> None:
+        # DM-2: two non-empty names (one fast test; the validators below only name the culprit).
+        if type(self.flavor) is not str or type(self.resource) is not str or not self.flavor or not self.resource:
+            check = _str(empty=False)
+            for attribute in attrs.fields(FlavorResource):
+                check(self, attribute, getattr(self, attribute.name))
 
     @classmethod
     def parse(cls, text: str) -> FlavorResource:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import enum
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 import attrs
 
 from kueue_preempt._util.checks import model_int, model_iterable, model_str_map
 from kueue_preempt._util.frozen import FrozenMap, frozen_map, intern, interned_map
 from kueue_preempt.errors import InvalidModel
+from kueue_preempt.model._fields import _Validator, _bool, _str, _who
 from kueue_preempt.model.flavors import PodSetSpec
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN, amount_add, amount_input
 from kueue_preempt.model.resources import FlavorResource
@@ -19,7 +20,7 @@ from kueue_preempt.model.time import to_optional_time
 
 __all__ = ["Condition", "EvictionStat", "PriorityClassRef", "WorkloadPriorityClass", "ClassPreemptionPolicy", "PodSetUsage", "Workload", "WORKLOAD_PRIORITY_CLASS_GROUP", "WORKLOAD_PRIORITY_CLASS_KIND"]
 
-_Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
+_CONDITION_STATUS = ("True", "False", "Unknown")
 
 
 def _condition_time(value: datetime | str | None) -> datetime | None:
@@ -38,6 +39,28 @@ class Condition:
     message: str = ""
     """Read when a later write quotes it (``Previously: ...``, SC-AD-2)."""
     observed_generation: int = 0
+
+    def __attrs_post_init__(self) -> None:
+        # DM-6: one fast test of the plain fields; the checks below only name the culprit.
+        if (
+            type(self.type) is str
+            and self.type
+            and self.status in _CONDITION_STATUS
+            and type(self.reason) is str
+            and type(self.message) is str
+            and type(self.observed_generation) is int
+            and self.observed_generation >= 0
+        ):
+            return
+        check = _str()
+        _str(empty=False)(self, attrs.fields(Condition).type, self.type)
+        obj = f"Condition {self.type!r}"
+        if not isinstance(self.status, str) or self.status not in _CONDITION_STATUS:
+            # A bool True would read as "not true" (is_true compares with "True").
+            raise InvalidModel(obj, "status", f"expected 'True', 'False' or 'Unknown', got {self.status!r:.40}")
+        check(self, attrs.fields(Condition).reason, self.reason)
+        check(self, attrs.fields(Condition).message, self.message)
+        model_int(self.observed_generation, obj, "observed_generation", minimum=0)
 
     @property
     def is_true(self) -> bool:
@@ -58,8 +81,8 @@ def _int32(obj: str) -> _Validator:
 class EvictionStat:
     """One ``status.schedulingStats.evictions`` entry (DM-6): how often, and why, it was evicted."""
 
-    reason: str
-    underlying_cause: str = ""
+    reason: str = attrs.field(validator=_str())
+    underlying_cause: str = attrs.field(default="", validator=_str())
     count: int = attrs.field(default=0)
 
     @count.validator
@@ -92,7 +115,7 @@ def _class_policy(value: ClassPreemptionPolicy | str | None) -> ClassPreemptionP
 class WorkloadPriorityClass:
     """A Kueue ``WorkloadPriorityClass`` (value plus the KEP-4400 preemption policy)."""
 
-    name: str
+    name: str = attrs.field(validator=_str(empty=False))
     value: int = attrs.field(default=0, validator=_int32("WorkloadPriorityClass"))
     preemption_policy: ClassPreemptionPolicy = attrs.field(
         default=ClassPreemptionPolicy.ALWAYS, converter=_class_policy
@@ -108,9 +131,9 @@ class PriorityClassRef:
     """``spec.priorityClassRef``; only a WorkloadPriorityClass reference can make a workload
     non-preemptible (NP-2)."""
 
-    name: str
-    kind: str = WORKLOAD_PRIORITY_CLASS_KIND
-    group: str = WORKLOAD_PRIORITY_CLASS_GROUP
+    name: str = attrs.field(validator=_str(empty=False))
+    kind: str = attrs.field(default=WORKLOAD_PRIORITY_CLASS_KIND, validator=_str())
+    group: str = attrs.field(default=WORKLOAD_PRIORITY_CLASS_GROUP, validator=_str())
 
     @property
     def is_workload_priority_class(self) -> bool:
@@ -120,6 +143,8 @@ class PriorityClassRef:
 def _class_ref(value: PriorityClassRef | str | None) -> PriorityClassRef | None:
     if value is None or isinstance(value, PriorityClassRef):
         return value
+    if isinstance(value, str) and not value:
+        return None  # an empty spec.priorityClassName names no class (NP-2)
     if isinstance(value, str):
         return PriorityClassRef(name=value)
     raise InvalidModel("Workload", "priority_class", f"{value!r} is not a PriorityClassRef or class name")
@@ -134,7 +159,11 @@ def _labels(value: Mapping[str, str]) -> FrozenMap[str, str]:
 
 
 def _flavors(value: Mapping[str, str]) -> FrozenMap[str, str]:
-    return interned_map(model_str_map(value, "PodSetUsage", "flavors"))
+    flavors = model_str_map(value, "PodSetUsage", "flavors")
+    for resource, flavor in flavors.items():
+        if not flavor or not resource:  # DM-2: both halves of a FlavorResource are names
+            raise InvalidModel("PodSetUsage", f"flavors[{resource!r}]", f"resource and flavor names must not be empty, got {flavor!r}")
+    return interned_map(flavors)
 
 
 def _usage_amounts(value: Mapping[str, int | str]) -> FrozenMap[str, int]:
@@ -157,11 +186,26 @@ class PodSetUsage:
     A resource with a flavor counts as used even with a zero amount (POL-9).
     """
 
-    name: str = "main"
+    name: str = attrs.field(default="main", validator=_str(empty=False))
     count: int = attrs.field(default=1)
     flavors: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_flavors)
     usage: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_usage_amounts)
-    """Amounts per resource; a string value is parsed as a quantity of that resource (Q-1)."""
+    """Amounts per resource; a string value is parsed as a quantity of that resource (Q-1).
+    Every resource here has a flavor in ``flavors`` (SC-AD-1: Kueue writes both maps with the
+    same keys); a flavor without an amount reads as a zero usage (POL-9)."""
+
+    @usage.validator
+    def _check_usage(self, attribute: attrs.Attribute[FrozenMap[str, int]], value: FrozenMap[str, int]) -> None:
+        # DM-7 / SC-AD-1: a resource without a flavor would be silently not charged anywhere.
+        flavors = self.flavors
+        for resource in value:
+            if resource not in flavors:
+                raise InvalidModel(
+                    f"PodSetUsage {self.name!r}",
+                    f"usage[{resource!r}]",
+                    f"resource {resource!r} has no flavor in 'flavors' (an admission charges each resource "
+                    "under its assigned flavor, DM-7, SC-AD-1)",
+                )
 
     @count.validator
     def _check_count(self, attribute: attrs.Attribute[int], value: int) -> None:
@@ -221,6 +265,7 @@ def _spec_pod_sets(value: Iterable[PodSetSpec]) -> tuple[PodSetSpec, ...]:
 
 
 _NO_RECLAIMABLE: FrozenMap[str, int] = FrozenMap()
+_INF = float("inf")
 
 
 def _reclaimable(value: Mapping[str, int] | Iterable[tuple[str, int]]) -> FrozenMap[str, int]:
@@ -299,7 +344,7 @@ class Workload:
             for resource, amount in ps.usage.items():
                 flavor = ps.flavors.get(resource)
                 if flavor is None:
-                    continue  # DM-7: resources without a flavor are not quota usage
+                    continue  # DM-7: not quota usage (PodSetUsage refuses such a resource, SC-AD-1)
                 if kept < n:  # DM-7/FAS-1a: per-pod amount (Go's truncating division) x kept pods
                     per_pod = abs(amount) // n
                     amount = (per_pod if amount >= 0 else -per_pod) * kept
@@ -316,8 +361,35 @@ class Workload:
         )
 
     def __attrs_post_init__(self) -> None:
+        # DM-6: one fast test of the plain fields (workloads are rebuilt on every status change);
+        # _check_fields only runs to name the culprit, or for str/bool subclasses.
+        fs = self.local_queue_fs_usage
+        if not (
+            type(self.name) is str
+            and type(self.namespace) is str
+            and type(self.uid) is str
+            and type(self.cluster_queue) is str
+            and type(self.local_queue) is str
+            and type(self.evicted) is bool
+            and (self.non_preemptible is None or type(self.non_preemptible) is bool)
+            and (fs is None or (type(fs) is float and -_INF < fs < _INF))
+        ):
+            self._check_fields()
         if not self.name:
             raise InvalidModel("Workload", "name", "must not be empty")
+
+    def _check_fields(self) -> None:
+        fields = attrs.fields(Workload)
+        name_check, check = _str(empty=False), _str()
+        name_check(self, fields.name, self.name)
+        for attribute in (fields.namespace, fields.uid, fields.cluster_queue, fields.local_queue):
+            check(self, attribute, getattr(self, attribute.name))
+        _bool()(self, fields.evicted, self.evicted)
+        _bool(optional=True)(self, fields.non_preemptible, self.non_preemptible)
+        fs = self.local_queue_fs_usage
+        # ORD-3: compared as a number; a string or NaN would order workloads arbitrarily.
+        if fs is not None and (isinstance(fs, bool) or not isinstance(fs, (int, float)) or not -_INF < fs < _INF):
+            raise InvalidModel(_who(self), "local_queue_fs_usage", f"expected a finite number or None, got {fs!r:.40}")
 
     @property
     def key(self) -> str:

@@ -71,6 +71,8 @@ def with_admission(
     (SC-EV-2). The new fields go through the same converters as in the constructor and
     ``usage``/``used_flavor_resources`` are derived from them as the constructor derives them;
     everything else (already checked) is copied instead of re-validated."""
+    if not isinstance(cluster_queue, str):  # as the constructor checks it (DM-6)
+        raise InvalidModel(f"Workload {w.key}", "cluster_queue", f"expected a str, got {type(cluster_queue).__name__}")
     new = object.__new__(Workload)
     for name in _KEPT:
         object.__setattr__(new, name, getattr(w, name))

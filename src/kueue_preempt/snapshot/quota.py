@@ -31,7 +31,15 @@ from typing import AbstractSet, Any, Iterable, Iterator, Mapping
 
 from kueue_preempt._util.checks import iter_args
 from kueue_preempt.model.config import PreemptionConfig
-from kueue_preempt.errors import CohortCycle, DuplicateName, InputTooLarge, UnknownClusterQueue, UnknownCohort
+from kueue_preempt.errors import (
+    CohortCycle,
+    DuplicateName,
+    InputTooLarge,
+    InvalidArgument,
+    UnknownClusterQueue,
+    UnknownCohort,
+    UnknownWorkload,
+)
 from kueue_preempt.model import (
     ClassPreemptionPolicy,
     ClusterQueue,
@@ -43,7 +51,7 @@ from kueue_preempt.model import (
 )
 from kueue_preempt.snapshot.entries import Entry, make_entry
 from kueue_preempt.snapshot.index import CandidateIndex, dedupe
-from kueue_preempt.model.quantity import amount_add, amount_sub
+from kueue_preempt.model.quantity import MIN_AMOUNT, UNLIMITED, amount_add, amount_sub
 
 __all__ = ["QuotaNode", "Snapshot", "FitTest", "MAX_COHORT_DEPTH", "MAX_OBJECTS"]
 
@@ -387,6 +395,9 @@ class Snapshot:
         self._classes: dict[str, WorkloadPriorityClass] = {}
         self._paths: dict[QuotaNode, str] = {}
         self._n_unreserved = 0  # workloads without a reservation time, in all queues
+        # Every admitted workload's key -> the ClusterQueue holding it (DM-7: one place per key),
+        # kept by add/remove and their restore: refuses a second admission in O(1).
+        self._admitted: dict[str, QuotaNode] = {}
         cluster_queues = iter_args(cluster_queues, ClusterQueue, "Snapshot", "cluster_queues")
         cohorts = iter_args(cohorts, Cohort, "Snapshot", "cohorts")
         workloads = iter_args(workloads, Workload, "Snapshot", "workloads")
@@ -512,7 +523,7 @@ class Snapshot:
                     node.borrowing_limit[fr] = bl
 
     def _load_workloads(self, workloads: Iterable[Workload], count: int) -> None:
-        seen: set[str] = set()
+        seen = self._admitted
         for w in workloads:
             count += 1
             if count > MAX_OBJECTS:
@@ -523,7 +534,7 @@ class Snapshot:
             key = w.key
             if key in seen:
                 raise DuplicateName("Workload", key)
-            seen.add(key)
+            seen[key] = node
             node.workloads[key] = w
             self._enter(node, key, w)
             usage = node.usage
@@ -1100,8 +1111,16 @@ class Snapshot:
 
         Walks the path's plan (the inner loop of every removal and fill-back step). Each write
         is journaled with the old value and whether it crossed the subtree quota, and updates
-        the over-quota sets when it does."""
-        journal, plans = self._journal, cq.plans
+        the over-quota sets when it does.
+
+        Outside a :meth:`preserved` block the change is permanent (simulated usage, SC-PE-2), so
+        the arguments are checked there: ``cq`` must be one of this snapshot's ClusterQueues and
+        ``usage`` map FlavorResources to int64 amounts (negative ones allowed: SC-PE-2's
+        reservation may be one). Inside a block, on the decisions' hot path, they are not."""
+        journal = self._journal
+        if journal is None:
+            self._check_usage_args("Snapshot.add_usage", cq, usage)
+        plans = cq.plans
         for fr, v in usage.items():
             links, _, _, small = plans.get(fr) or self._plan(cq, fr)
             small = small and -_SMALL < v < _SMALL  # v only shrinks on the way up
@@ -1127,8 +1146,12 @@ class Snapshot:
     def remove_usage(self, cq: QuotaNode, usage: Usage) -> None:
         """Remove ``usage`` from ``cq`` and from the ancestors that counted it (Q-7).
 
-        Walks the path's plan, as :meth:`add_usage` does."""
-        journal, plans = self._journal, cq.plans
+        Walks the path's plan, as :meth:`add_usage` does, and checks its arguments outside a
+        :meth:`preserved` block as :meth:`add_usage` does."""
+        journal = self._journal
+        if journal is None:
+            self._check_usage_args("Snapshot.remove_usage", cq, usage)
+        plans = cq.plans
         for fr, v in usage.items():
             links, _, _, small = plans.get(fr) or self._plan(cq, fr)
             small = small and -_SMALL < v < _SMALL  # v only shrinks on the way up
@@ -1154,14 +1177,48 @@ class Snapshot:
                 if stored < v:  # v = min(v, stored), without the call
                     v = stored
 
+    def _check_usage_args(self, function: str, cq: object, usage: object) -> None:
+        """The arguments of a permanent :meth:`add_usage`/:meth:`remove_usage` (Q-6, DM-11)."""
+        if not isinstance(cq, QuotaNode) or self._queues.get(cq.name) is not cq:
+            what = repr(cq) if isinstance(cq, QuotaNode) else type(cq).__name__
+            raise InvalidArgument(function, "cq", f"expected a ClusterQueue node of this snapshot, got {what:.60}")
+        if not isinstance(usage, Mapping):
+            raise InvalidArgument(function, "usage", f"expected a mapping of FlavorResource to amount, got {type(usage).__name__}")
+        for fr, v in usage.items():
+            if not isinstance(fr, FlavorResource):
+                raise InvalidArgument(function, "usage", f"keys must be FlavorResource, got {fr!r:.40}")
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise InvalidArgument(function, f"usage[{fr}]", f"expected an int amount, got {type(v).__name__}")
+            if not MIN_AMOUNT <= v <= UNLIMITED:
+                raise InvalidArgument(function, f"usage[{fr}]", f"{v} is outside the int64 range of amounts (Q-1)")
+
+    @staticmethod
+    def _refuse_outside_block(function: str) -> None:
+        raise InvalidArgument(
+            function, "workload", "a trial removal is only allowed inside Snapshot.preserved() (DM-11); "
+            "use remove_workload/add_workload to change what is admitted"
+        )
+
+    def admitted_in(self, key: str) -> QuotaNode | None:
+        """The ClusterQueue holding the workload ``key`` (``namespace/name``), if any (DM-7)."""
+        return self._admitted.get(key)
+
     def add_workload(self, workload: Workload) -> None:
-        """Insert ``workload`` into its ClusterQueue and add its usage (DM-11)."""
+        """Insert ``workload`` into its ClusterQueue and add its usage (DM-11).
+
+        A workload whose ``namespace/name`` is already admitted, in this ClusterQueue or
+        another, is a :class:`~kueue_preempt.errors.DuplicateName` (DM-7: a key holds quota in
+        one place); nothing changes then."""
+        if type(workload) is not Workload and not isinstance(workload, Workload):
+            raise InvalidArgument("Snapshot.add_workload", "workload", f"expected a Workload, got {type(workload).__name__}")
         node = self._queues.get(workload.cluster_queue)
         if node is None:
             raise UnknownClusterQueue(f"Workload {workload.key}", "cluster_queue", workload.cluster_queue)
         key = workload.key
-        if key in node.workloads:
+        admitted = self._admitted
+        if key in admitted:
             raise DuplicateName("Workload", key)
+        admitted[key] = node
         node.workloads[key] = workload
         entry = self._enter(node, key, workload)
         if self._journal is not None:
@@ -1183,16 +1240,26 @@ class Snapshot:
             self._track_np(node, workload, +1)
 
     def remove_workload(self, workload: Workload) -> None:
-        """Delete ``workload`` from its ClusterQueue and remove its usage (DM-11)."""
+        """Delete the workload ``workload.key`` from ClusterQueue ``workload.cluster_queue`` and
+        release the usage it was charged (DM-11).
+
+        Removal is by key: the *stored* workload's usage is released, whatever the usage of the
+        object passed in (an updated copy of the same workload must not leave phantom usage,
+        docs/decisions.md). A key not admitted in that ClusterQueue is an
+        :class:`~kueue_preempt.errors.UnknownWorkload`; nothing changes then."""
+        if type(workload) is not Workload and not isinstance(workload, Workload):
+            raise InvalidArgument("Snapshot.remove_workload", "workload", f"expected a Workload, got {type(workload).__name__}")
         node = self._queues.get(workload.cluster_queue)
         if node is None:
             raise UnknownClusterQueue(f"Workload {workload.key}", "cluster_queue", workload.cluster_queue)
         key = workload.key
         stored = node.workloads.pop(key, None)
         if stored is None:
-            raise UnknownClusterQueue(
-                f"Workload {key}", "cluster_queue", f"{workload.cluster_queue} (workload not admitted there)"
+            elsewhere = self._admitted.get(key)
+            raise UnknownWorkload(
+                "Snapshot.remove_workload", key, node.name, None if elsewhere is None else elsewhere.name
             )
+        del self._admitted[key]
         entry = self._leave(node, key, stored)
         if self._journal is not None:
             self._journal.append(("remove", node, stored, None, None))
@@ -1207,7 +1274,7 @@ class Snapshot:
                 self._index_valid = False
         elif self._index is not None and entry is not None:
             self._index.remove(entry)
-        self.remove_usage(node, workload.usage)
+        self.remove_usage(node, stored.usage)  # what was charged (DM-11), not the argument's
         if stored.non_preemptible is not False and (stored.non_preemptible or stored.priority_class is not None):
             self._track_np(node, stored, -1)
 
@@ -1217,13 +1284,18 @@ class Snapshot:
         stored entries: a decision's trial removal (CL-ATT-2), after which only usages are read.
         Use inside :meth:`preserved`; undo with :meth:`return_usage` or by leaving the block.
         Skipping the set and entry bookkeeping (and its undoing) is about a tenth of a
-        classic decision."""
+        classic decision. Outside a block it is an ``InvalidArgument``: the usage would be gone for
+        good while the workload stays admitted (DM-11)."""
+        if self._journal is None:
+            self._refuse_outside_block("Snapshot.take_usage")
         self.remove_usage(node, workload.usage)
         if workload.non_preemptible is not False and (workload.non_preemptible or workload.priority_class is not None):
             self._track_np(node, workload, -1)
 
     def return_usage(self, node: QuotaNode, workload: Workload) -> None:
-        """Undo :meth:`take_usage` (fill-back's re-admission, FB-2)."""
+        """Undo :meth:`take_usage` (fill-back's re-admission, FB-2); inside :meth:`preserved` only."""
+        if self._journal is None:
+            self._refuse_outside_block("Snapshot.return_usage")
         self.add_usage(node, workload.usage)
         if workload.non_preemptible is not False and (workload.non_preemptible or workload.priority_class is not None):
             self._track_np(node, workload, +1)
@@ -1274,10 +1346,12 @@ class Snapshot:
             elif op == "add":
                 key = x.key
                 del node.workloads[key]
+                del self._admitted[key]
                 self._leave(node, key, x)
             else:
                 key = x.key
                 node.workloads[key] = x
+                self._admitted[key] = node
                 self._enter(node, key, x)
         # The inner block's changes are already undone, so the outer journal must not
         # see them again.

@@ -11,7 +11,7 @@ from typing import Iterable
 
 from kueue_preempt._util.checks import arg, optional_arg
 from kueue_preempt.model.config import NonPreemptibleMode, PreemptionConfig
-from kueue_preempt.errors import UnknownClusterQueue
+from kueue_preempt.errors import InvalidArgument, UnknownClusterQueue
 from kueue_preempt.preemption.common.messages import preemption_message
 from kueue_preempt.preemption.nonpreemptible import check_non_preemptible_quota, is_non_preemptible
 from kueue_preempt.model import Assignment, ClusterQueue, FlavorResource, PreemptionPolicy, PreemptionReason, Target, Workload
@@ -47,6 +47,17 @@ def check_decision_args(
     arg(config, PreemptionConfig, function, "config")
     optional_arg(now, datetime, function, "now")
     optional_arg(trace, DecisionTrace, function, "trace")
+    # GT-1: the preemptor is pending, not in the snapshot. An admitted one (by namespace/name)
+    # would be its own candidate and could be returned as its own target.
+    assert isinstance(preemptor, Workload) and isinstance(snapshot, Snapshot)
+    holder = snapshot.admitted_in(preemptor.key)
+    if holder is not None:
+        raise InvalidArgument(
+            function,
+            "preemptor",
+            f"Workload {preemptor.key!r} is admitted in ClusterQueue {holder.name!r}; preemption is "
+            "computed for pending workloads only (GT-1: the preemptor is not in the snapshot)",
+        )
 
 
 class Candidate:
