@@ -39,6 +39,7 @@ from kueue_preempt.model.workload_writes import with_admission
 from kueue_preempt.cycle.selectors import selects
 from kueue_preempt.cycle.status import Event, set_condition
 from kueue_preempt.cycle.step import (
+    CycleMemo,
     HeadResult,
     _charged,
     _Cluster,
@@ -130,6 +131,9 @@ class CycleState:
         self._heaps: dict[str, tuple[frozenset[str], list[tuple[int, int, str, str]]]] = {}
         self._shapes: dict[str, Hashable] = {}
         self._interned_shapes: dict[Hashable, Hashable] = {}
+        # The memo tables every cycle of this state shares (gates, shared Assignment and
+        # PodSetUsage values, resourceRequests per pod-set tuple): they live as long as it.
+        self._memo = CycleMemo(config)
         # SC-RQ-2's Requeued=False test per key, with the object it was computed on (a
         # requeue run asks it of every parked workload, and most are unchanged since).
         self._requeue_blocked: dict[str, tuple[Workload, bool]] = {}
@@ -381,6 +385,7 @@ class CycleState:
             shapes=self._shapes,
             interned_shapes=self._interned_shapes,
             active_queues=self._active,
+            memo=self._memo,
         )
         heads = cy.pop_heads()
         if not heads:  # SC-CY-1: no head, no cycle (and nothing popped)

@@ -37,7 +37,7 @@ from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy, StopPolicy, WorkloadStatus
 from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.entry import Entry, Mode, Nomination, Outcome
-from kueue_preempt.cycle.nominate import nominate
+from kueue_preempt.cycle.nominate import NominationMemo, nominate
 from kueue_preempt.cycle.order import classic_entry_order
 from kueue_preempt.cycle.queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
 from kueue_preempt.model.workload_writes import with_admission, with_status
@@ -63,6 +63,7 @@ __all__ = [
     "initial_queue_state",
     "shape_hash",
     "queue_of",
+    "CycleMemo",
 ]
 
 _NO_STATUS = WorkloadStatus()
@@ -386,6 +387,31 @@ def _outdated(progress: ScanProgress, shape: Hashable, cycle: int, generation: i
     return generation > progress.generation
 
 
+class CycleMemo:
+    """The memo tables of a scheduling run, owned by whoever owns the run.
+
+    :class:`~kueue_preempt.cycle.incremental.CycleState` keeps one for its whole life (every
+    cycle it runs shares it); :func:`schedule_cycle` builds one per call. Each table holds
+    values that are pure functions of immutable keys, so sharing them changes no result:
+
+    * ``nomination`` — the :class:`~kueue_preempt.cycle.nominate.NominationMemo` every
+      nomination of the run is given (the assigner's gates, shared ``Assignment`` and
+      ``PodSetUsage`` values, the FAS-19 resource order);
+    * ``resource_requests`` — SC-MSG-3's ``status.resourceRequests`` per pod-set tuple: every
+      pending write asks for the requests of its head, and a run's workloads share a few spec
+      tuples (arrivals reuse them). Keyed by the (frozen, immutable) tuple's identity.
+    """
+
+    __slots__ = ("config", "nomination", "resource_requests")
+
+    def __init__(self, config: CycleConfig) -> None:
+        self.config = config
+        self.nomination = NominationMemo(config)
+        self.resource_requests: IdentityMemo[tuple[PodSetSpec, ...], tuple[tuple[str, FrozenMap[str, int]], ...]] = (
+            IdentityMemo(_requests_of, 4096)
+        )
+
+
 class _Cycle:
     """The mutable bookkeeping of one cycle (SC-CY-6).
 
@@ -413,8 +439,12 @@ class _Cycle:
         interned_shapes: dict[Hashable, Hashable] | None = None,
         active_queues: Iterable[str] | None = None,
         heaps: dict[str, tuple[frozenset[str], list[tuple[int, int, str, str]]]] | None = None,
+        memo: CycleMemo | None = None,
     ) -> None:
         self.c = c
+        # The run's memo tables (see CycleMemo): the caller's when it keeps them across
+        # cycles, else this cycle's own.
+        self.memo = memo if memo is not None and memo.config is config else CycleMemo(config)
         # Per ClusterQueue, a heap of order keys for its active set (see _heap_head), when
         # the caller keeps them across cycles (the incremental state); None: plain minimum.
         self.heaps = heaps
@@ -624,6 +654,7 @@ class _Cycle:
             generation=generation,
             cycle=self.number,
             shape=shape,
+            memo=self.memo.nomination,
         )
         e.nomination = nom
         e.progress = nom.progress
@@ -729,6 +760,7 @@ class _Cycle:
                 generation=self.generations.get(e.cluster_queue, 0),
                 cycle=self.number,
                 shape=shape_hash(e.workload, self.config),
+                memo=self.memo.nomination,
             )
         e.progress = new.progress
         if new.mode is Mode.FIT:
@@ -857,6 +889,14 @@ class _Cycle:
         if checks_ready:
             self._event(w, "Normal", "Admitted", f"Admitted by ClusterQueue {cq}, wait time since reservation was 0s")
 
+    def _resource_requests(self, specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
+        """SC-MSG-3's ``status.resourceRequests`` of these pod sets (per pod set, request x
+        count), in the form :class:`WorkloadStatus` stores it — compared before a new status
+        is built. Memoised per pod-set tuple for the run (:class:`CycleMemo`)."""
+        if type(specs) is tuple:
+            return self.memo.resource_requests(specs)
+        return _requests_of(specs)
+
     def _event(self, w: Workload, type_: str, reason: str, message: str) -> None:
         self.events.append(Event(w.namespace, w.name, type_, reason, truncate_event_message(message)))
 
@@ -959,7 +999,7 @@ class _Cycle:
         admitted = w.condition("Admitted")
         if obs or (admitted is not None and admitted.is_true):
             conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", self.now, gen)
-        requests = _resource_requests(w.spec_pod_sets)
+        requests = self._resource_requests(w.spec_pod_sets)
         if conds != w.conditions:
             # Only QuotaReserved and Admitted change: the order key and shape are kept.
             self._set_workload(with_status(w, conditions=conds), same_order=True)
@@ -1037,21 +1077,6 @@ class _Cycle:
 
 def _requests_of(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
     return tuple((ps.name, frozen_map({r: _mul(v, ps.count) for r, v in ps.requests.items()})) for ps in specs)
-
-
-# Every pending write asks for the requests of its head, and a run's workloads share a few
-# spec tuples (arrivals reuse them): memoised per tuple (of frozen PodSetSpec, immutable).
-_requests_of_tuple: IdentityMemo[tuple[PodSetSpec, ...], tuple[tuple[str, FrozenMap[str, int]], ...]] = IdentityMemo(
-    _requests_of, 4096
-)
-
-
-def _resource_requests(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
-    """SC-MSG-3's ``status.resourceRequests`` of these pod sets (per pod set, request x count),
-    in the form :class:`WorkloadStatus` stores it — compared before a new status is built."""
-    if type(specs) is tuple:
-        return _requests_of_tuple(specs)
-    return _requests_of(specs)
 
 
 def _mul(v: int, n: int) -> int:
