@@ -18,7 +18,7 @@ from kueue_preempt.cli.gates import add_feature_gates_flag
 from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.cycle import ClusterState, CycleConfig, CycleResult, CycleRun, HeadResult, Outcome, run_cycles
 from kueue_preempt.io.cycle_state import load_cluster_state
-from kueue_preempt.io._format import quantity_text
+from kueue_preempt.io import quantity_text
 from kueue_preempt.model import PodSetUsage
 
 __all__ = ["add_cycle_parser", "ASSUMPTION", "cycle_command", "cohort_note"]

@@ -57,7 +57,7 @@ from kueue_preempt.io import (
     read_bytes,
 )
 from kueue_preempt.cli.explain import ExplainAssignment, file_assignment, kueue_assignment
-from kueue_preempt.io._format import quantity_text, time_text
+from kueue_preempt.io import quantity_text, time_text
 from kueue_preempt.io.kueue_config import KueueConfiguration, load_kueue_config
 from kueue_preempt.io.dump import dump_from_objects, resolve_priorities
 from kueue_preempt.sim.errors import ExtraUnavailable

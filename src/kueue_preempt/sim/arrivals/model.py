@@ -35,7 +35,7 @@ import attrs
 
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.io import LoadedWorkload
-from kueue_preempt.io._format import quantity_text
+from kueue_preempt.io import quantity_text
 from kueue_preempt.io.write import workload_manifest
 
 __all__ = [
