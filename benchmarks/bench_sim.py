@@ -257,9 +257,9 @@ def _timed(name: str, cqs: int, arrivals: int, admitted: int, run: Callable[[], 
 _BREAKDOWN = (
     ("kueue_preempt.cycle.step", "nominate", "nomination (SC-NOM-2)"),
     ("kueue_preempt.cycle.nominate", "get_targets", "get_targets inside nominations"),
-    ("kueue_preempt.cycle.step:_Cycle", "process", "processing an entry (SC-PE-*)"),
-    ("kueue_preempt.cycle.step:_Cycle", "requeue", "requeue of a head not admitted (SC-RQ-5)"),
-    ("kueue_preempt.cycle.step:_Cycle", "pop_heads", "popping the heads of a cycle (SC-CY-2)"),
+    ("kueue_preempt.cycle.step:CycleBookkeeping", "process", "processing an entry (SC-PE-*)"),
+    ("kueue_preempt.cycle.step:CycleBookkeeping", "requeue", "requeue of a head not admitted (SC-RQ-5)"),
+    ("kueue_preempt.cycle.step:CycleBookkeeping", "pop_heads", "popping the heads of a cycle (SC-CY-2)"),
     ("kueue_preempt.sim.engine:_Loop", "run_requeue", "inadmissible-requeue run (SC-IN-1)"),
 )
 

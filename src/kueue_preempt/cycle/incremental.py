@@ -3,7 +3,7 @@
 :func:`~kueue_preempt.cycle.schedule_cycle` is a pure function: every call indexes every
 workload, builds a quota snapshot of every charged workload and returns a new
 :class:`ClusterState`/:class:`QueueState` — O(n) per cycle even when one head is popped.
-:class:`CycleState` is the same cycle (the very same ``_Cycle`` code of ``step``) over
+:class:`CycleState` is the same cycle (the very same ``CycleBookkeeping`` code of ``step``) over
 *mutable* state owned by one caller, the simulator:
 
 * the workloads and statuses live in dicts updated in place;
@@ -39,15 +39,15 @@ from kueue_preempt.model.workload_writes import with_admission
 from kueue_preempt.cycle.selectors import selects
 from kueue_preempt.cycle.status import Event, set_condition
 from kueue_preempt.cycle.step import (
+    ClusterIndex,
+    CycleBookkeeping,
     CycleMemo,
     HeadResult,
-    _charged,
-    _Cluster,
-    _Cycle,
-    _process_heads,
-    _queue_of,
-    _snapshot,
+    cycle_snapshot,
     initial_queue_state,
+    is_charged,
+    process_heads,
+    queue_in,
     shape_hash,
 )
 
@@ -120,14 +120,14 @@ class CycleState:
                 raise InvalidModel(f"Workload {w.key}", "name", "duplicate workload key")
             self.workloads[w.key] = w
         self.statuses: dict[str, WorkloadStatus] = dict(cluster.statuses)
-        self.c = _Cluster(self._static, workloads=self.workloads, statuses=self.statuses)
+        self.c = ClusterIndex(self._static, workloads=self.workloads, statuses=self.statuses)
         self.qmap: dict[str, ClusterQueueQueue] = dict(queues.queues)
         self.progress: dict[str, ScanProgress] = dict(queues.scan_progress)
         self.generations: dict[str, int] = dict(queues.generations)
         self.number = queues.cycle
-        self.snapshot: Snapshot = _snapshot(self.c, config)
+        self.snapshot: Snapshot = cycle_snapshot(self.c, config)
         self._order_keys: dict[str, tuple[int, int, str, str]] = {}
-        # Per ClusterQueue, the heap of order keys of its active set (_Cycle._heap_head).
+        # Per ClusterQueue, the heap of order keys of its active set (CycleBookkeeping._heap_head).
         self._heaps: dict[str, tuple[frozenset[str], list[tuple[int, int, str, str]]]] = {}
         self._shapes: dict[str, Hashable] = {}
         self._interned_shapes: dict[Hashable, Hashable] = {}
@@ -176,7 +176,7 @@ class CycleState:
 
     def queue_of(self, workload: Workload) -> str | None:
         """SC-ST-1 for this cluster."""
-        return _queue_of(self.c, workload)
+        return queue_in(self.c, workload)
 
     def _set_queue(self, cq: str, q: ClusterQueueQueue, before: ClusterQueueQueue | None) -> None:
         old = 0 if before is None else len(before.active) + len(before.inadmissible)
@@ -192,7 +192,7 @@ class CycleState:
     # ------------------------------------------------------------------ the snapshot
 
     def _in_snapshot(self, w: Workload) -> bool:
-        return bool(w.cluster_queue) and self.snapshot.has_cluster_queue(w.cluster_queue) and _charged(self.c, w)
+        return bool(w.cluster_queue) and self.snapshot.has_cluster_queue(w.cluster_queue) and is_charged(self.c, w)
 
     def _sync(self, old: Workload | None, new: Workload | None) -> None:
         """Keep the snapshot holding exactly the charged workloads, as current objects."""
@@ -211,7 +211,7 @@ class CycleState:
         self.workloads[workload.key] = workload
         self._note_held(workload)
         self._sync(None, workload)
-        cq = _queue_of(self.c, workload)
+        cq = queue_in(self.c, workload)
         if cq is None:
             return None
         before = self.qmap.get(cq)
@@ -238,7 +238,7 @@ class CycleState:
         if w is None:
             return
         self._sync(w, None)
-        cq = _queue_of(self.c, w)
+        cq = queue_in(self.c, w)
         # A key is only ever queued in (and marked by) the ClusterQueue of its LocalQueue.
         if cq is not None and cq in self.qmap:
             before = self.qmap[cq]
@@ -276,7 +276,7 @@ class CycleState:
         new = with_admission(w, cluster_queue="", pod_sets=(), quota_reserved_at=None, conditions=conds)
         self.replace(new)
         self.generations[charged_cq] = self.generations.get(charged_cq, 0) + 1
-        cq = _queue_of(self.c, new)
+        cq = queue_in(self.c, new)
         if cq is None:
             return True
         before = self.qmap.get(cq)
@@ -352,7 +352,7 @@ class CycleState:
         self.workloads[workload.key] = workload
         self._note_held(workload)
         self._order_keys.pop(workload.key, None)
-        cq = _queue_of(self.c, workload)
+        cq = queue_in(self.c, workload)
         if cq is not None:
             self._heaps.pop(cq, None)  # its order key may have changed while it waits there
         self._shapes.pop(workload.key, None)
@@ -370,7 +370,7 @@ class CycleState:
         """One scheduling cycle (SC-CY-1..7), exactly as :func:`schedule_cycle` would run it on
         :meth:`cluster_state` / :meth:`queue_state`, applied to this state in place."""
         progress_before = self.progress
-        cy = _Cycle(
+        cy = CycleBookkeeping(
             self.c,
             qmap=self.qmap,
             progress=progress_before,
@@ -395,7 +395,7 @@ class CycleState:
         tried_before = {k: self.progress[k].tried if k in self.progress else None for k in head_keys}
         snapshot = self.snapshot
         with snapshot.preserved():
-            ordered, rejected, where = _process_heads(cy, heads, snapshot, self.config)
+            ordered, rejected, where = process_heads(cy, heads, snapshot, self.config)
         results = cy.head_results(ordered, rejected, where)
         cy.close(ordered)
         # The real changes, now that the cycle's what-if usage is undone: admitted heads

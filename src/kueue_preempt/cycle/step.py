@@ -63,11 +63,14 @@ __all__ = [
     "initial_queue_state",
     "shape_hash",
     "queue_of",
-    "CycleMemo",
 ]
+# CycleMemo, ClusterIndex, CycleBookkeeping, queue_in, is_charged, cycle_snapshot and
+# process_heads are the cycle's machinery that the incremental state (cycle/incremental.py)
+# runs too: public names so that it uses them as an interface, but not exported from
+# kueue_preempt.cycle (not part of the library's API).
 
 _NO_STATUS = WorkloadStatus()
-_INTERN_LIMIT = 65536  # distinct SC-RQ-8 shapes kept interned per state (see _Cycle._shape)
+_INTERN_LIMIT = 65536  # distinct SC-RQ-8 shapes kept interned per state (see CycleBookkeeping._shape)
 
 _IMMEDIATE = {
     QueueingStrategy.STRICT_FIFO: frozenset(r for r in RequeueReason if r is not RequeueReason.NAMESPACE_MISMATCH),
@@ -150,7 +153,7 @@ class CycleResult:
 # ----------------------------------------------------------------------------- cluster lookups
 
 
-class _Cluster:
+class ClusterIndex:
     """Read-only indexes over a :class:`ClusterState` (built once per cycle).
 
     The incremental :class:`~kueue_preempt.cycle.incremental.CycleState` builds one for the
@@ -245,10 +248,11 @@ def _cyclic_cohorts(cohorts: Iterable[Cohort]) -> frozenset[str]:
 
 def queue_of(cluster: ClusterState, workload: Workload) -> str | None:
     """SC-ST-1: the ClusterQueue a pending workload is queued in, via its LocalQueue."""
-    return _queue_of(_Cluster(cluster), workload)
+    return queue_in(ClusterIndex(cluster), workload)
 
 
-def _queue_of(c: _Cluster, w: Workload) -> str | None:
+def queue_in(c: ClusterIndex, w: Workload) -> str | None:
+    """SC-ST-1 (:func:`queue_of`) over an index already built."""
     if not w.local_queue:
         return None
     lq = c.lqs.get(f"{w.namespace}/{w.local_queue}")
@@ -262,12 +266,12 @@ def _finished(w: Workload) -> bool:
     return finished is not None and finished.is_true
 
 
-def _charged(c: _Cluster, w: Workload) -> bool:
+def is_charged(c: ClusterIndex, w: Workload) -> bool:
     """SC-ST-6 / DM-7: holds a reservation, active and not finished."""
     return bool(w.cluster_queue) and c.status(w.key).active and not _finished(w)
 
 
-def _queueable(c: _Cluster, w: Workload) -> bool:
+def _queueable(c: ClusterIndex, w: Workload) -> bool:
     """SC-ST-2 (the parts the model carries): not charged, active, not finished."""
     if w.cluster_queue:
         return False
@@ -303,13 +307,13 @@ def initial_queue_state(cluster: ClusterState, config: CycleConfig = CycleConfig
     ``WaitingForPreemptedWorkloads`` is waiting for its victims: it becomes its ClusterQueue's
     preemptor marker (SC-RQ-6; the latest such condition wins, then the smaller key).
     """
-    c = _Cluster(cluster)
+    c = ClusterIndex(cluster)
     active: dict[str, set[str]] = {}
     waiting: dict[str, tuple[int, str]] = {}
     for w in cluster.workloads:
         if not _queueable(c, w):
             continue
-        cq = _queue_of(c, w)
+        cq = queue_in(c, w)
         if cq is None:
             continue
         active.setdefault(cq, set()).add(w.key)
@@ -346,7 +350,7 @@ def _order_key(w: Workload, config: CycleConfig) -> tuple[int, int, str, str]:
     )
 
 
-def _snapshot(c: _Cluster, config: CycleConfig) -> Snapshot:
+def cycle_snapshot(c: ClusterIndex, config: CycleConfig) -> Snapshot:
     """SC-ST-6: every ClusterQueue outside a cohort cycle, with its charged workloads.
 
     Stopped ClusterQueues and those naming a missing flavor stay in the snapshot: their quota
@@ -355,7 +359,7 @@ def _snapshot(c: _Cluster, config: CycleConfig) -> Snapshot:
     cqs = [_with_groups(cq) for cq in c.state.cluster_queues if not c.in_cohort_cycle(cq.name)]
     names = {cq.name for cq in cqs}
     cohorts = [co for co in c.state.cohorts if co.name not in c.cyclic]
-    charged = [w for w in c.workloads.values() if w.cluster_queue in names and _charged(c, w)]
+    charged = [w for w in c.workloads.values() if w.cluster_queue in names and is_charged(c, w)]
     snapshot = Snapshot(cqs, cohorts, charged, priority_classes=c.state.priority_classes)
     # Every nomination asks get_targets (and the FA-6 oracle, once per flavor-resource) for
     # candidates; the sorted candidate index answers those without sorting every workload of
@@ -412,7 +416,7 @@ class CycleMemo:
         )
 
 
-class _Cycle:
+class CycleBookkeeping:
     """The mutable bookkeeping of one cycle (SC-CY-6).
 
     :func:`schedule_cycle` hands it private copies of the queue memory and the workloads,
@@ -424,7 +428,7 @@ class _Cycle:
 
     def __init__(
         self,
-        c: _Cluster,
+        c: ClusterIndex,
         *,
         qmap: dict[str, ClusterQueueQueue],
         progress: dict[str, ScanProgress],
@@ -915,7 +919,7 @@ class _Cycle:
             self.progress[e.key] = e.progress
         else:
             self.progress.pop(e.key, None)
-        if not _queueable(self.c, w) or _queue_of(self.c, w) != cq:
+        if not _queueable(self.c, w) or queue_in(self.c, w) != cq:
             self.qmap[cq] = q.without(e.key)
             self.progress.pop(e.key, None)
             return None
@@ -1103,8 +1107,8 @@ def schedule_cycle(
         now = datetime.now(timezone.utc)
     if queues is None:
         queues = initial_queue_state(cluster, config)
-    c = _Cluster(cluster)
-    cy = _Cycle(
+    c = ClusterIndex(cluster)
+    cy = CycleBookkeeping(
         c,
         qmap=dict(queues.queues),
         progress=dict(queues.scan_progress),
@@ -1130,13 +1134,13 @@ def schedule_cycle(
             queues=queues,
             changed=frozenset(),
         )
-    snapshot = _snapshot(cy.c, config)
-    ordered, rejected, where = _process_heads(cy, heads, snapshot, config)
+    snapshot = cycle_snapshot(cy.c, config)
+    ordered, rejected, where = process_heads(cy, heads, snapshot, config)
     return cy.result(heads, ordered, rejected, where)
 
 
-def _process_heads(
-    cy: _Cycle, heads: list[Entry], snapshot: Snapshot, config: CycleConfig
+def process_heads(
+    cy: CycleBookkeeping, heads: list[Entry], snapshot: Snapshot, config: CycleConfig
 ) -> tuple[list[Entry], list[Entry], dict[str, str | None]]:
     """SC-CY-2 heads, then SC-CY-4..SC-CY-7: check and nominate, process in entry order (classic or
     the fair-sharing tournament), requeue. Returns (processing order, rejected, where each
