@@ -257,9 +257,9 @@ def _timed(name: str, cqs: int, arrivals: int, admitted: int, run: Callable[[], 
 _BREAKDOWN = (
     ("kueue_preempt.cycle.step", "nominate", "nomination (SC-NOM-2)"),
     ("kueue_preempt.cycle.nominate", "get_targets", "get_targets inside nominations"),
-    ("kueue_preempt.cycle.step:_Cycle", "process", "processing an entry (SC-PE-*)"),
-    ("kueue_preempt.cycle.step:_Cycle", "requeue", "requeue of a head not admitted (SC-RQ-5)"),
-    ("kueue_preempt.cycle.step:_Cycle", "pop_heads", "popping the heads of a cycle (SC-CY-2)"),
+    ("kueue_preempt.cycle.step:CycleBookkeeping", "process", "processing an entry (SC-PE-*)"),
+    ("kueue_preempt.cycle.step:CycleBookkeeping", "requeue", "requeue of a head not admitted (SC-RQ-5)"),
+    ("kueue_preempt.cycle.step:CycleBookkeeping", "pop_heads", "popping the heads of a cycle (SC-CY-2)"),
     ("kueue_preempt.sim.engine:_Loop", "run_requeue", "inadmissible-requeue run (SC-IN-1)"),
 )
 
@@ -302,13 +302,13 @@ def _event_floor(result: SimulationResult) -> float:
     nothing else done, kept alive in one list as the run keeps its timeline, under the run's
     collector settings (the engine's own context manager): the part of the run no scheduler
     can save, since the issue asks for every one of these events."""
-    from kueue_preempt.sim.engine import _fewer_collections
+    from kueue_preempt.sim.engine import fewer_collections
 
     counts = collections.Counter(type(e) for e in result.timeline)
     samples = {type(e): e for e in result.timeline}
     sink: list[object] = []
     c0 = time.process_time()
-    with _fewer_collections():
+    with fewer_collections():
         for kind, n in counts.items():
             fields = [getattr(samples[kind], a.name) for a in kind.__attrs_attrs__]
             sink.extend(kind(*fields) for _ in range(n))

@@ -221,10 +221,6 @@ def test_private_checker_sees_a_violation() -> None:
     assert _is_package(f"{PACKAGE}.io") and not _is_package(f"{PACKAGE}.errors")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="sim.output.plots._format, _pyplot, _save by kperf.plots (l.18)",
-)
 def test_no_single_underscore_name_imported_across_folders() -> None:
     assert _private_import_violations() == []
 

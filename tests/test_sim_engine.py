@@ -326,7 +326,7 @@ def test_pending_dump_workloads_are_in_the_start_state_without_a_wait() -> None:
 
 
 def test_a_run_restores_the_collector_thresholds_and_leaves_a_disabled_collector_off() -> None:
-    """The loop raises the young-generation threshold for the run (engine._fewer_collections)
+    """The loop raises the young-generation threshold for the run (engine.fewer_collections)
     and puts the caller's settings back, even when the caller switched collection off."""
     import gc
 

@@ -1,10 +1,11 @@
 """A bounded memo keyed by object identity, for values computed from immutable objects.
 
 The scheduler asks the same question of the same frozen object many times per run (the
-assigner gates of one ``FeatureGates``, the ``resourceRequests`` of one pod-set tuple), and
-hashing the object by value would cost as much as the answer. Keyed by ``id``: the key object
-is kept alive in the entry, so its id cannot be reused while the entry exists, and being
-immutable it cannot change. Bounded: when full, the table is dropped and refills on demand.
+``resourceRequests`` of one pod-set tuple), and hashing the object by value would cost as much
+as the answer. Keyed by ``id``: the key object is kept alive in the entry, so its id cannot be
+reused while the entry exists, and being immutable it cannot change. Bounded: when full, the
+table is dropped and refills on demand. An instance belongs to the object whose lifetime it
+shares (the scheduling run's ``CycleMemo``), never to a module.
 """
 
 from __future__ import annotations

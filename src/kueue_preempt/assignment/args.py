@@ -34,6 +34,9 @@ class AssignArgs:
     counts: tuple[int, ...] | None
     progress: tuple[Mapping[str, int], ...] | None
     pinned: dict[str, dict[str, str]] | None
+    resource_order: dict[str, tuple[int, str]] | None = attrs.field(default=None, eq=False, repr=False)
+    """FAS-19 sort keys by resource name, kept by the caller across assignments (see
+    :func:`~kueue_preempt.assignment.requests.fnv_order`); ``None``: computed per sort."""
 
 
 def _flavors(value: object, fn: str) -> dict[str, ResourceFlavor]:

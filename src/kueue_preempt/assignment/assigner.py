@@ -183,6 +183,7 @@ def run_assignment(
         progress=checked.progress,
         pinned=checked.pinned,
         trace=trace,
+        resource_order=checked.resource_order,
     )
     ignore_undeclared = strategy is QuotaCheckStrategy.IGNORE_UNDECLARED and gates.quota_check_strategy
     covers_pods = ctx.group_for("pods") is not None
@@ -198,7 +199,7 @@ def run_assignment(
         reasons: list[str] = []
         error: str | None = None
         attempts: dict[str, FlavorAttempt] = {}
-        for resource in fnv_order(total):
+        for resource in fnv_order(total, checked.resource_order):
             if ctx.group_for(resource) is None:
                 if total[resource] == 0 or ignore_undeclared:
                     continue  # FAS-3: ignored, no flavor, no reason

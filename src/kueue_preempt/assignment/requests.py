@@ -6,8 +6,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import attrs
 
@@ -23,9 +22,6 @@ _FNV_PRIME = 0x100000001B3
 _MASK = 2**64 - 1
 
 
-# Resource names are few and recur on every assignment, and the hash is a pure function of an
-# immutable str, so it is memoised (bounded: a stream of fresh names cannot grow it unboundedly).
-@lru_cache(maxsize=4096)
 def fnv1a64(name: str) -> int:
     """The unsigned 64-bit FNV-1a hash of ``name``'s UTF-8 bytes (FAS-19)."""
     h = _FNV_OFFSET
@@ -34,13 +30,32 @@ def fnv1a64(name: str) -> int:
     return h
 
 
-def fnv_order(resources: Iterable[str]) -> list[str]:
-    """FAS-19: resources by ascending FNV-1a hash, ties by name (Kueue's vectorized order)."""
-    return sorted(resources, key=_fnv_key)
+def fnv_order(resources: Iterable[str], keys: dict[str, tuple[int, str]] | None = None) -> list[str]:
+    """FAS-19: resources by ascending FNV-1a hash, ties by name (Kueue's vectorized order).
+
+    ``keys`` is a table of sort keys by resource name that the caller owns and keeps across
+    calls (the scheduler keeps one per run, see ``AssignArgs.resource_order``): resource names
+    are few and recur on every assignment, and the hash loops over the name in Python. Keys
+    missing from it are computed and added; the order is the same with or without it.
+    """
+    out = list(resources)
+    if len(out) > 1:  # one resource (the common case) has nothing to order
+        out.sort(key=_fnv_key if keys is None else _memo_key(keys))
+    return out
 
 
 def _fnv_key(resource: str) -> tuple[int, str]:
     return fnv1a64(resource), resource
+
+
+def _memo_key(keys: dict[str, tuple[int, str]]) -> Callable[[str], tuple[int, str]]:
+    def key(resource: str) -> tuple[int, str]:
+        k = keys.get(resource)
+        if k is None:
+            k = keys[resource] = (fnv1a64(resource), resource)
+        return k
+
+    return key
 
 
 @attrs.frozen

@@ -59,6 +59,8 @@ class ScanContext:
     tas_only: bool = attrs.field(init=False)
     # FAS-4 lookups memoised for this assignment: ``groups`` does not change during it.
     _group_of: dict[str, tuple[int, ResourceGroup] | None] = attrs.field(init=False, factory=dict)
+    # FAS-19 sort keys the caller keeps across assignments (AssignArgs.resource_order).
+    resource_order: dict[str, tuple[int, str]] | None = None
 
     def __attrs_post_init__(self) -> None:
         self.allowed = None
@@ -225,7 +227,7 @@ def scan(
     assert found is not None  # the caller handles uncovered resources (FAS-3)
     _, group = found
     covered = set(group.covered_resources)
-    rg_requests = [(r, requests[r]) for r in fnv_order(r for r in requests if r in covered)]
+    rg_requests = [(r, requests[r]) for r in fnv_order((r for r in requests if r in covered), ctx.resource_order)]
     fungible = ctx.gates.flavor_fungibility
     fungibility: FlavorFungibility = ctx.cq.flavor_fungibility
     preference = fungibility.preference

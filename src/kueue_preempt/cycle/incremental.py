@@ -3,7 +3,7 @@
 :func:`~kueue_preempt.cycle.schedule_cycle` is a pure function: every call indexes every
 workload, builds a quota snapshot of every charged workload and returns a new
 :class:`ClusterState`/:class:`QueueState` — O(n) per cycle even when one head is popped.
-:class:`CycleState` is the same cycle (the very same ``_Cycle`` code of ``step``) over
+:class:`CycleState` is the same cycle (the very same ``CycleBookkeeping`` code of ``step``) over
 *mutable* state owned by one caller, the simulator:
 
 * the workloads and statuses live in dicts updated in place;
@@ -39,14 +39,15 @@ from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState, ScanProgre
 from kueue_preempt.cycle.selectors import selects
 from kueue_preempt.cycle.status import Event, released_workload
 from kueue_preempt.cycle.step import (
+    ClusterIndex,
+    CycleBookkeeping,
+    CycleMemo,
     HeadResult,
-    _charged,
-    _Cluster,
-    _Cycle,
-    _process_heads,
-    _queue_of,
-    _snapshot,
+    cycle_snapshot,
     initial_queue_state,
+    is_charged,
+    process_heads,
+    queue_in,
     shape_hash,
 )
 
@@ -111,17 +112,20 @@ class CycleState:
                 raise InvalidModel(f"Workload {w.key}", "name", "duplicate workload key")
             self.workloads[w.key] = w
         self.statuses: dict[str, WorkloadStatus] = dict(cluster.statuses)
-        self.c = _Cluster(self._static, workloads=self.workloads, statuses=self.statuses)
+        self.c = ClusterIndex(self._static, workloads=self.workloads, statuses=self.statuses)
         self.qmap: dict[str, ClusterQueueQueue] = dict(queues.queues)
         self.progress: dict[str, ScanProgress] = dict(queues.scan_progress)
         self.generations: dict[str, int] = dict(queues.generations)
         self.number = queues.cycle
-        self.snapshot: Snapshot = _snapshot(self.c, config)
+        self.snapshot: Snapshot = cycle_snapshot(self.c, config)
         self._order_keys: dict[str, tuple[int, int, str, str]] = {}
-        # Per ClusterQueue, the heap of order keys of its active set (_Cycle._heap_head).
+        # Per ClusterQueue, the heap of order keys of its active set (CycleBookkeeping._heap_head).
         self._heaps: dict[str, tuple[frozenset[str], list[tuple[int, int, str, str]]]] = {}
         self._shapes: dict[str, Hashable] = {}
         self._interned_shapes: dict[Hashable, Hashable] = {}
+        # The memo tables every cycle of this state shares (gates, shared Assignment and
+        # PodSetUsage values, resourceRequests per pod-set tuple): they live as long as it.
+        self._memo = CycleMemo(config)
         # SC-RQ-2's Requeued=False test per key, with the object it was computed on (a
         # requeue run asks it of every parked workload, and most are unchanged since).
         self._requeue_blocked: dict[str, tuple[Workload, bool]] = {}
@@ -164,7 +168,7 @@ class CycleState:
 
     def queue_of(self, workload: Workload) -> str | None:
         """SC-ST-1 for this cluster."""
-        return _queue_of(self.c, workload)
+        return queue_in(self.c, workload)
 
     def _set_queue(self, cq: str, q: ClusterQueueQueue, before: ClusterQueueQueue | None) -> None:
         old = 0 if before is None else len(before.active) + len(before.inadmissible)
@@ -180,7 +184,7 @@ class CycleState:
     # ------------------------------------------------------------------ the snapshot
 
     def _in_snapshot(self, w: Workload) -> bool:
-        return bool(w.cluster_queue) and self.snapshot.has_cluster_queue(w.cluster_queue) and _charged(self.c, w)
+        return bool(w.cluster_queue) and self.snapshot.has_cluster_queue(w.cluster_queue) and is_charged(self.c, w)
 
     def _sync(self, old: Workload | None, new: Workload | None) -> None:
         """Keep the snapshot holding exactly the charged workloads, as current objects."""
@@ -199,7 +203,7 @@ class CycleState:
         self.workloads[workload.key] = workload
         self._note_held(workload)
         self._sync(None, workload)
-        cq = _queue_of(self.c, workload)
+        cq = queue_in(self.c, workload)
         if cq is None:
             return None
         before = self.qmap.get(cq)
@@ -226,7 +230,7 @@ class CycleState:
         if w is None:
             return
         self._sync(w, None)
-        cq = _queue_of(self.c, w)
+        cq = queue_in(self.c, w)
         # A key is only ever queued in (and marked by) the ClusterQueue of its LocalQueue.
         if cq is not None and cq in self.qmap:
             before = self.qmap[cq]
@@ -256,7 +260,7 @@ class CycleState:
         charged_cq = w.cluster_queue
         self.replace(new)
         self.generations[charged_cq] = self.generations.get(charged_cq, 0) + 1
-        cq = _queue_of(self.c, new)
+        cq = queue_in(self.c, new)
         if cq is None:
             return True
         before = self.qmap.get(cq)
@@ -332,7 +336,7 @@ class CycleState:
         self.workloads[workload.key] = workload
         self._note_held(workload)
         self._order_keys.pop(workload.key, None)
-        cq = _queue_of(self.c, workload)
+        cq = queue_in(self.c, workload)
         if cq is not None:
             self._heaps.pop(cq, None)  # its order key may have changed while it waits there
         self._shapes.pop(workload.key, None)
@@ -350,7 +354,7 @@ class CycleState:
         """One scheduling cycle (SC-CY-1..7), exactly as :func:`schedule_cycle` would run it on
         :meth:`cluster_state` / :meth:`queue_state`, applied to this state in place."""
         progress_before = self.progress
-        cy = _Cycle(
+        cy = CycleBookkeeping(
             self.c,
             qmap=self.qmap,
             progress=progress_before,
@@ -365,6 +369,7 @@ class CycleState:
             shapes=self._shapes,
             interned_shapes=self._interned_shapes,
             active_queues=self._active,
+            memo=self._memo,
         )
         heads = cy.pop_heads()
         if not heads:  # SC-CY-1: no head, no cycle (and nothing popped)
@@ -374,7 +379,7 @@ class CycleState:
         tried_before = {k: self.progress[k].tried if k in self.progress else None for k in head_keys}
         snapshot = self.snapshot
         with snapshot.preserved():
-            ordered, rejected, where = _process_heads(cy, heads, snapshot, self.config)
+            ordered, rejected, where = process_heads(cy, heads, snapshot, self.config)
         results = cy.head_results(ordered, rejected, where)
         cy.close(ordered)
         # The real changes, now that the cycle's what-if usage is undone: admitted heads

@@ -16,7 +16,6 @@ from typing import Hashable, Iterable, Mapping, Sequence
 import attrs
 
 from kueue_preempt._util.frozen import owned_map
-from kueue_preempt._util.memo import IdentityMemo
 from kueue_preempt.assignment import AssignmentGates, FlavorAssignment, QuotaCheckStrategy, search_counts
 from kueue_preempt.assignment.args import AssignArgs, check_progress
 from kueue_preempt.assignment.assigner import run_assignment
@@ -31,7 +30,15 @@ from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.entry import Mode, Nomination
 from kueue_preempt.cycle.queues import ScanProgress
 
-__all__ = ["nominate", "nominate_assignment", "NominatedAssignment", "assignment_gates", "flavors_considered", "admission_pod_sets"]
+__all__ = [
+    "nominate",
+    "nominate_assignment",
+    "NominatedAssignment",
+    "NominationMemo",
+    "assignment_gates",
+    "flavors_considered",
+    "admission_pod_sets",
+]
 
 _MODES = {
     FlavorAssignmentMode.FIT: Mode.FIT,
@@ -40,8 +47,9 @@ _MODES = {
 }
 
 
-def _gates(g: FeatureGates) -> AssignmentGates:
-    """The assigner's gates (FAS-16), read from the one set of feature gates."""
+def assignment_gates(feature_gates: FeatureGates) -> AssignmentGates:
+    """The flavor assigner's gates (FAS-16), read from the one set of feature gates (SC-CFG-1)."""
+    g = feature_gates
     return AssignmentGates(
         flavor_fungibility=g.flavor_fungibility,
         preserve_scan_progress=g.flavor_fungibility_preserve_scan_progress,
@@ -55,42 +63,78 @@ def _gates(g: FeatureGates) -> AssignmentGates:
     )
 
 
-# The gates are a function of the (frozen) FeatureGates; building and validating an
-# AssignmentGates costs more than the lookup, and every nomination needs one. A handful of
-# configurations exist per process; the bound only guards against a caller building a fresh
-# one per call.
-_gates_of_flags: IdentityMemo[FeatureGates, AssignmentGates] = IdentityMemo(_gates, 64)
-
-
-def _gates_of(config: CycleConfig) -> AssignmentGates:
-    """:func:`_gates` memoised per FeatureGates instance."""
-    return _gates_of_flags(config.gates)
-
-
-def assignment_gates(config: CycleConfig) -> AssignmentGates:
-    """The flavor assigner's gates (FAS-16) the cycle runs with under ``config``'s feature gates."""
-    return _gates_of(config)
-
-
-# Assignments the oracle and SC-NOM-2 pass to get_targets, shared by value. ``Assignment``'s
-# converters check and convert every amount (and format an error context per amount), and the
-# same few (FlavorResource, amount) requests recur over a run. An Assignment is immutable and a
-# pure function of its (ordered) requests and (ordered) preempt set, so the memo is keyed on
-# exactly those; bounded like the interning table.
-_ASSIGNMENTS: dict[tuple[tuple[tuple[FlavorResource, int], ...], tuple[FlavorResource, ...]], Assignment] = {}
+# Bounds of the value-keyed tables of NominationMemo: a run repeats a few request shapes, and
+# a stream of fresh ones must not grow the tables without limit (full: dropped, refilled).
 _ASSIGNMENTS_LIMIT = 4096
+_POD_SET_USAGES_LIMIT = 4096
+_RESOURCE_ORDER_LIMIT = 4096
 
 
-def _assignment(requests: Mapping[FlavorResource, int], preempt: Iterable[FlavorResource]) -> Assignment:
-    """``Assignment(requests=requests, preempt=preempt)``, shared with an equal earlier one."""
-    key = (tuple(requests.items()), tuple(preempt))
-    found = _ASSIGNMENTS.get(key)
-    if found is None:
-        found = Assignment(requests=requests, preempt=key[1])
-        if len(_ASSIGNMENTS) >= _ASSIGNMENTS_LIMIT:
-            _ASSIGNMENTS.clear()
-        _ASSIGNMENTS[key] = found
-    return found
+class NominationMemo:
+    """What the nominations of one scheduling run share, owned by whoever owns the run.
+
+    :class:`~kueue_preempt.cycle.incremental.CycleState` keeps one for its whole life and
+    :func:`~kueue_preempt.cycle.schedule_cycle` one per call; :func:`nominate` without one
+    builds a fresh one per call. Every table holds immutable values that are pure functions
+    of their keys, so sharing them changes no result, only how often they are built:
+
+    * ``gates`` — the assigner's gates of the feature gates the memo was built for: building
+      and validating an ``AssignmentGates`` costs more than the rest of a small nomination's
+      bookkeeping, and every nomination needs one;
+    * ``assignments`` — the :class:`~kueue_preempt.model.Assignment` values the FA-6 oracle
+      and SC-NOM-2 pass to ``get_targets``, by (ordered) requests and preempt set: the
+      converters check every amount, and a run repeats a few request shapes;
+    * ``pod_set_usages`` — the :class:`~kueue_preempt.model.PodSetUsage` values of admissions
+      (SC-AD-1), by their (ordered) fields, for the same reason;
+    * ``resource_order`` — the FAS-19 sort key of each resource name, handed to the flavor
+      assigner through its arguments (:class:`~kueue_preempt.assignment.args.AssignArgs`).
+    """
+
+    __slots__ = ("feature_gates", "gates", "assignments", "pod_set_usages", "resource_order")
+
+    def __init__(self, config: CycleConfig) -> None:
+        self.feature_gates = config.gates
+        self.gates = assignment_gates(config.gates)
+        self.assignments: dict[tuple[tuple[tuple[FlavorResource, int], ...], tuple[FlavorResource, ...]], Assignment] = {}
+        self.pod_set_usages: dict[tuple[str, int, tuple[tuple[str, str], ...], tuple[tuple[str, int], ...]], PodSetUsage] = {}
+        self.resource_order: dict[str, tuple[int, str]] = {}
+
+    def gates_for(self, config: CycleConfig) -> AssignmentGates:
+        """The assigner's gates of ``config`` (the memo's own when built for the same gates)."""
+        if config.gates is self.feature_gates:
+            return self.gates
+        return assignment_gates(config.gates)
+
+    def assignment(self, requests: Mapping[FlavorResource, int], preempt: Iterable[FlavorResource]) -> Assignment:
+        """``Assignment(requests=requests, preempt=preempt)``, shared with an equal earlier one."""
+        key = (tuple(requests.items()), tuple(preempt))
+        table = self.assignments
+        found = table.get(key)
+        if found is None:
+            found = Assignment(requests=requests, preempt=key[1])
+            if len(table) >= _ASSIGNMENTS_LIMIT:
+                table.clear()
+            table[key] = found
+        return found
+
+    def pod_set_usage(self, name: str, count: int, flavors: dict[str, str], usage: dict[str, int]) -> PodSetUsage:
+        """``PodSetUsage(...)`` of these fields, shared with an equal earlier one."""
+        key = (name, count, tuple(flavors.items()), tuple(usage.items()))
+        table = self.pod_set_usages
+        found = table.get(key)
+        if found is None:
+            found = PodSetUsage(name=name, count=count, flavors=flavors, usage=usage)
+            if len(table) >= _POD_SET_USAGES_LIMIT:
+                table.clear()
+            table[key] = found
+        return found
+
+    def order_table(self) -> dict[str, tuple[int, str]]:
+        """The FAS-19 key table, emptied first when full (bounded like the others)."""
+        table = self.resource_order
+        if len(table) >= _RESOURCE_ORDER_LIMIT:
+            table.clear()
+        return table
 
 
 class _RememberingOracle:
@@ -104,9 +148,10 @@ class _RememberingOracle:
     second answer is the first one.
     """
 
-    def __init__(self, config: PreemptionConfig, now: datetime) -> None:
+    def __init__(self, config: PreemptionConfig, now: datetime, memo: NominationMemo) -> None:
         self.config = config
         self.now = now
+        self.memo = memo
         self._known: dict[Assignment, list[Target]] = {}
 
     def targets(
@@ -126,7 +171,7 @@ class _RememberingOracle:
     def __call__(
         self, workload: Workload, cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot, /
     ) -> OracleResult:
-        targets = self.targets(workload, cluster_queue, _assignment({fr: amount}, (fr,)), snapshot)
+        targets = self.targets(workload, cluster_queue, self.memo.assignment({fr: amount}, (fr,)), snapshot)
         return judge_targets(targets, cluster_queue, fr, amount, snapshot)
 
 
@@ -152,32 +197,17 @@ def _pins_arg(pins: Mapping[tuple[str, str], str] | None) -> dict[str, dict[str,
     return out
 
 
-# PodSetUsage values of admissions, shared by value: its converters check every name and amount,
-# and the admissions of a run repeat a few shapes. A PodSetUsage is immutable and a pure
-# function of its (ordered) fields, which are the key; bounded like the interning table.
-_POD_SET_USAGES: dict[tuple[str, int, tuple[tuple[str, str], ...], tuple[tuple[str, int], ...]], PodSetUsage] = {}
-_POD_SET_USAGES_LIMIT = 4096
-
-
-def _pod_set_usage(name: str, count: int, flavors: dict[str, str], usage: dict[str, int]) -> PodSetUsage:
-    key = (name, count, tuple(flavors.items()), tuple(usage.items()))
-    found = _POD_SET_USAGES.get(key)
-    if found is None:
-        found = PodSetUsage(name=name, count=count, flavors=flavors, usage=usage)
-        if len(_POD_SET_USAGES) >= _POD_SET_USAGES_LIMIT:
-            _POD_SET_USAGES.clear()
-        _POD_SET_USAGES[key] = found
-    return found
-
-
-def admission_pod_sets(a: FlavorAssignment) -> tuple[PodSetUsage, ...]:
+def admission_pod_sets(a: FlavorAssignment, memo: NominationMemo | None = None) -> tuple[PodSetUsage, ...]:
     """SC-AD-1: per pod set in spec order, the flavors and the reported request of every
-    resource that received a flavor."""
+    resource that received a flavor. ``memo`` shares equal values with earlier admissions."""
     out = []
     for ps in sorted(a.pod_sets, key=lambda p: p.spec_index):
         flavors = {r: f.flavor for r, f in ps.flavors.items()}
         usage = {r: ps.requests.get(r, 0) for r in flavors}
-        out.append(_pod_set_usage(ps.name, ps.count, flavors, usage))
+        if memo is None:
+            out.append(PodSetUsage(name=ps.name, count=ps.count, flavors=flavors, usage=usage))
+        else:
+            out.append(memo.pod_set_usage(ps.name, ps.count, flavors, usage))
     return tuple(out)
 
 
@@ -200,7 +230,9 @@ def flavors_considered(a: FlavorAssignment) -> str:
     return " | ".join(parts)
 
 
-def _nomination(a: FlavorAssignment, targets: Sequence[Target], stamp: tuple[int, int, Hashable]) -> Nomination:
+def _nomination(
+    a: FlavorAssignment, targets: Sequence[Target], stamp: tuple[int, int, Hashable], memo: NominationMemo
+) -> Nomination:
     # Both maps are built here for the nomination alone: frozen without a copy (owned_map).
     tried: dict[tuple[int, str], int] = {(i, r): f.tried_flavor_idx for i, ps in enumerate(a.pod_sets) for r, f in ps.flavors.items()}
     pins = owned_map({(ps.name, r): f.flavor for ps in a.pod_sets for r, f in ps.flavors.items()})
@@ -215,7 +247,7 @@ def _nomination(a: FlavorAssignment, targets: Sequence[Target], stamp: tuple[int
         targets=tuple(targets),
         message=a.message,
         no_fit_reason=a.no_fit_reason,
-        pod_sets=admission_pod_sets(a) if fit else (),
+        pod_sets=admission_pod_sets(a, memo) if fit else (),
         # Stamped here, once: stamping a finished nomination copied it and its progress (SC-FR-3).
         progress=ScanProgress(owned_map(tried), *stamp) if tried else None,
         pins=pins,
@@ -236,6 +268,7 @@ def nominate(
     generation: int = 0,
     cycle: int = 0,
     shape: Hashable = None,
+    memo: NominationMemo | None = None,
 ) -> Nomination:
     """SC-NOM-2: assign (resuming from ``progress``), find targets for ``Preempt``, and fall
     back to partial admission (FAS-14) when neither fits. ``snapshot`` is left unchanged.
@@ -243,9 +276,12 @@ def nominate(
     ``pins`` holds a recomputation to the flavors of its nomination (SC-PE-3a); the scan then
     starts from the first flavor (the caller passes no progress). ``generation``, ``cycle``
     and ``shape`` are written into the returned scan progress (what SC-FR-3 later compares).
+    ``memo`` is the run's :class:`NominationMemo` (``None``: a fresh one for this call).
     """
-    found = nominate_assignment(workload, cluster_queue, snapshot, flavors, config, now, progress=progress, pins=pins)
-    return _nomination(found.assignment, found.targets, (generation, cycle, shape))
+    if memo is None:
+        memo = NominationMemo(config)
+    found = nominate_assignment(workload, cluster_queue, snapshot, flavors, config, now, progress=progress, pins=pins, memo=memo)
+    return _nomination(found.assignment, found.targets, (generation, cycle, shape), memo)
 
 
 @attrs.frozen
@@ -269,16 +305,19 @@ def nominate_assignment(
     *,
     progress: ScanProgress | None = None,
     pins: Mapping[tuple[str, str], str] | None = None,
+    memo: NominationMemo | None = None,
     trace: DecisionTrace | None = None,
 ) -> NominatedAssignment:
     """The decision part of :func:`nominate` (SC-NOM-2, FAS-13, FAS-14), with an optional
     decision ``trace``: what :func:`kueue_preempt.explain` reports for one workload, so an
     explanation and the cycle agree by construction. ``snapshot`` is left unchanged."""
-    gates = _gates_of(config)
+    if memo is None:
+        memo = NominationMemo(config)
+    gates = memo.gates_for(config)
     quota_check = QuotaCheckStrategy.IGNORE_UNDECLARED if config.ignore_undeclared_resources else QuotaCheckStrategy.BLOCK_UNDECLARED
     prog = _progress_arg(progress) if config.flavor_fungibility else None
     pinned = _pins_arg(pins)
-    oracle = _RememberingOracle(config.preemption, now)
+    oracle = _RememberingOracle(config.preemption, now, memo)
     # The assigner's arguments, as check_assign_args would normalise them. Everything but the
     # recorded progress is the scheduler's own (its models, gates and oracle built above, pins
     # from its nomination, counts from search_counts), so only the progress — which a caller's
@@ -289,6 +328,7 @@ def nominate_assignment(
         counts=None,
         progress=check_progress(prog, "assign_flavors"),
         pinned=pinned,
+        resource_order=memo.order_table(),
     )
 
     def run(counts: Sequence[int] | None) -> tuple[FlavorAssignment, list[Target]]:
@@ -297,7 +337,7 @@ def nominate_assignment(
         targets: list[Target] = []
         if a.mode is FlavorAssignmentMode.PREEMPT:
             targets = oracle.targets(
-                workload, cluster_queue, _assignment(a.total_requests(), a.preempt_flavor_resources()), snapshot, trace
+                workload, cluster_queue, memo.assignment(a.total_requests(), a.preempt_flavor_resources()), snapshot, trace
             )
         return a, targets
 

@@ -38,7 +38,7 @@ from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy, StopPolicy, WorkloadStatus
 from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.entry import Entry, Mode, Nomination, Outcome
-from kueue_preempt.cycle.nominate import nominate
+from kueue_preempt.cycle.nominate import NominationMemo, nominate
 from kueue_preempt.cycle.order import classic_entry_order
 from kueue_preempt.cycle.queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
 from kueue_preempt.model.workload_writes import with_admission, with_status
@@ -65,9 +65,13 @@ __all__ = [
     "shape_hash",
     "queue_of",
 ]
+# CycleMemo, ClusterIndex, CycleBookkeeping, queue_in, is_charged, cycle_snapshot and
+# process_heads are the cycle's machinery that the incremental state (cycle/incremental.py)
+# runs too: public names so that it uses them as an interface, but not exported from
+# kueue_preempt.cycle (not part of the library's API).
 
 _NO_STATUS = WorkloadStatus()
-_INTERN_LIMIT = 65536  # distinct SC-RQ-8 shapes kept interned per state (see _Cycle._shape)
+_INTERN_LIMIT = 65536  # distinct SC-RQ-8 shapes kept interned per state (see CycleBookkeeping._shape)
 
 _IMMEDIATE = {
     QueueingStrategy.STRICT_FIFO: frozenset(r for r in RequeueReason if r is not RequeueReason.NAMESPACE_MISMATCH),
@@ -150,7 +154,7 @@ class CycleResult:
 # ----------------------------------------------------------------------------- cluster lookups
 
 
-class _Cluster:
+class ClusterIndex:
     """Read-only indexes over a :class:`ClusterState` (built once per cycle).
 
     The incremental :class:`~kueue_preempt.cycle.incremental.CycleState` builds one for the
@@ -245,10 +249,11 @@ def _cyclic_cohorts(cohorts: Iterable[Cohort]) -> frozenset[str]:
 
 def queue_of(cluster: ClusterState, workload: Workload) -> str | None:
     """SC-ST-1: the ClusterQueue a pending workload is queued in, via its LocalQueue."""
-    return _queue_of(_Cluster(cluster), workload)
+    return queue_in(ClusterIndex(cluster), workload)
 
 
-def _queue_of(c: _Cluster, w: Workload) -> str | None:
+def queue_in(c: ClusterIndex, w: Workload) -> str | None:
+    """SC-ST-1 (:func:`queue_of`) over an index already built."""
     if not w.local_queue:
         return None
     lq = c.lqs.get(f"{w.namespace}/{w.local_queue}")
@@ -262,12 +267,12 @@ def _finished(w: Workload) -> bool:
     return finished is not None and finished.is_true
 
 
-def _charged(c: _Cluster, w: Workload) -> bool:
+def is_charged(c: ClusterIndex, w: Workload) -> bool:
     """SC-ST-6 / DM-7: holds a reservation, active and not finished."""
     return bool(w.cluster_queue) and c.status(w.key).active and not _finished(w)
 
 
-def _queueable(c: _Cluster, w: Workload) -> bool:
+def _queueable(c: ClusterIndex, w: Workload) -> bool:
     """SC-ST-2 (the parts the model carries): not charged, active, not finished."""
     if w.cluster_queue:
         return False
@@ -303,13 +308,13 @@ def initial_queue_state(cluster: ClusterState, config: CycleConfig = CycleConfig
     ``WaitingForPreemptedWorkloads`` is waiting for its victims: it becomes its ClusterQueue's
     preemptor marker (SC-RQ-6; the latest such condition wins, then the smaller key).
     """
-    c = _Cluster(cluster)
+    c = ClusterIndex(cluster)
     active: dict[str, set[str]] = {}
     waiting: dict[str, tuple[int, str]] = {}
     for w in cluster.workloads:
         if not _queueable(c, w):
             continue
-        cq = _queue_of(c, w)
+        cq = queue_in(c, w)
         if cq is None:
             continue
         active.setdefault(cq, set()).add(w.key)
@@ -332,7 +337,7 @@ def initial_queue_state(cluster: ClusterState, config: CycleConfig = CycleConfig
 # ----------------------------------------------------------------------------- the cycle
 
 
-def _snapshot(c: _Cluster, config: CycleConfig) -> Snapshot:
+def cycle_snapshot(c: ClusterIndex, config: CycleConfig) -> Snapshot:
     """SC-ST-6: every ClusterQueue outside a cohort cycle, with its charged workloads.
 
     Stopped ClusterQueues and those naming a missing flavor stay in the snapshot: their quota
@@ -341,7 +346,7 @@ def _snapshot(c: _Cluster, config: CycleConfig) -> Snapshot:
     cqs = [_with_groups(cq) for cq in c.state.cluster_queues if not c.in_cohort_cycle(cq.name)]
     names = {cq.name for cq in cqs}
     cohorts = [co for co in c.state.cohorts if co.name not in c.cyclic]
-    charged = [w for w in c.workloads.values() if w.cluster_queue in names and _charged(c, w)]
+    charged = [w for w in c.workloads.values() if w.cluster_queue in names and is_charged(c, w)]
     snapshot = Snapshot(cqs, cohorts, charged, priority_classes=c.state.priority_classes)
     # Every nomination asks get_targets (and the FA-6 oracle, once per flavor-resource) for
     # candidates; the sorted candidate index answers those without sorting every workload of
@@ -373,7 +378,32 @@ def _outdated(progress: ScanProgress, shape: Hashable, cycle: int, generation: i
     return generation > progress.generation
 
 
-class _Cycle:
+class CycleMemo:
+    """The memo tables of a scheduling run, owned by whoever owns the run.
+
+    :class:`~kueue_preempt.cycle.incremental.CycleState` keeps one for its whole life (every
+    cycle it runs shares it); :func:`schedule_cycle` builds one per call. Each table holds
+    values that are pure functions of immutable keys, so sharing them changes no result:
+
+    * ``nomination`` — the :class:`~kueue_preempt.cycle.nominate.NominationMemo` every
+      nomination of the run is given (the assigner's gates, shared ``Assignment`` and
+      ``PodSetUsage`` values, the FAS-19 resource order);
+    * ``resource_requests`` — SC-MSG-3's ``status.resourceRequests`` per pod-set tuple: every
+      pending write asks for the requests of its head, and a run's workloads share a few spec
+      tuples (arrivals reuse them). Keyed by the (frozen, immutable) tuple's identity.
+    """
+
+    __slots__ = ("config", "nomination", "resource_requests")
+
+    def __init__(self, config: CycleConfig) -> None:
+        self.config = config
+        self.nomination = NominationMemo(config)
+        self.resource_requests: IdentityMemo[tuple[PodSetSpec, ...], tuple[tuple[str, FrozenMap[str, int]], ...]] = (
+            IdentityMemo(_requests_of, 4096)
+        )
+
+
+class CycleBookkeeping:
     """The mutable bookkeeping of one cycle (SC-CY-6).
 
     :func:`schedule_cycle` hands it private copies of the queue memory and the workloads,
@@ -385,7 +415,7 @@ class _Cycle:
 
     def __init__(
         self,
-        c: _Cluster,
+        c: ClusterIndex,
         *,
         qmap: dict[str, ClusterQueueQueue],
         progress: dict[str, ScanProgress],
@@ -400,8 +430,12 @@ class _Cycle:
         interned_shapes: dict[Hashable, Hashable] | None = None,
         active_queues: Iterable[str] | None = None,
         heaps: dict[str, tuple[frozenset[str], list[tuple[int, int, str, str]]]] | None = None,
+        memo: CycleMemo | None = None,
     ) -> None:
         self.c = c
+        # The run's memo tables (see CycleMemo): the caller's when it keeps them across
+        # cycles, else this cycle's own.
+        self.memo = memo if memo is not None and memo.config is config else CycleMemo(config)
         # Per ClusterQueue, a heap of order keys for its active set (see _heap_head), when
         # the caller keeps them across cycles (the incremental state); None: plain minimum.
         self.heaps = heaps
@@ -612,6 +646,7 @@ class _Cycle:
             generation=generation,
             cycle=self.number,
             shape=shape,
+            memo=self.memo.nomination,
         )
         e.nomination = nom
         e.progress = nom.progress
@@ -717,6 +752,7 @@ class _Cycle:
                 generation=self.generations.get(e.cluster_queue, 0),
                 cycle=self.number,
                 shape=shape_hash(e.workload, self.config),
+                memo=self.memo.nomination,
             )
         e.progress = new.progress
         if new.mode is Mode.FIT:
@@ -845,6 +881,14 @@ class _Cycle:
         if checks_ready:
             self._event(w, "Normal", "Admitted", f"Admitted by ClusterQueue {cq}, wait time since reservation was 0s")
 
+    def _resource_requests(self, specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
+        """SC-MSG-3's ``status.resourceRequests`` of these pod sets (per pod set, request x
+        count), in the form :class:`WorkloadStatus` stores it — compared before a new status
+        is built. Memoised per pod-set tuple for the run (:class:`CycleMemo`)."""
+        if type(specs) is tuple:
+            return self.memo.resource_requests(specs)
+        return _requests_of(specs)
+
     def _event(self, w: Workload, type_: str, reason: str, message: str) -> None:
         self.events.append(Event(w.namespace, w.name, type_, reason, truncate_event_message(message)))
 
@@ -863,7 +907,7 @@ class _Cycle:
             self.progress[e.key] = e.progress
         else:
             self.progress.pop(e.key, None)
-        if not _queueable(self.c, w) or _queue_of(self.c, w) != cq:
+        if not _queueable(self.c, w) or queue_in(self.c, w) != cq:
             self.qmap[cq] = q.without(e.key)
             self.progress.pop(e.key, None)
             return None
@@ -947,7 +991,7 @@ class _Cycle:
         admitted = w.condition("Admitted")
         if obs or (admitted is not None and admitted.is_true):
             conds = set_condition(conds, "Admitted", "False", "NoReservation", "The workload has no reservation", self.now, gen)
-        requests = _resource_requests(w.spec_pod_sets)
+        requests = self._resource_requests(w.spec_pod_sets)
         if conds != w.conditions:
             # Only QuotaReserved and Admitted change: the order key and shape are kept.
             self._set_workload(with_status(w, conditions=conds), same_order=True)
@@ -1027,21 +1071,6 @@ def _requests_of(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str,
     return tuple((ps.name, frozen_map({r: amount_mul(v, ps.count) for r, v in ps.requests.items()})) for ps in specs)
 
 
-# Every pending write asks for the requests of its head, and a run's workloads share a few
-# spec tuples (arrivals reuse them): memoised per tuple (of frozen PodSetSpec, immutable).
-_requests_of_tuple: IdentityMemo[tuple[PodSetSpec, ...], tuple[tuple[str, FrozenMap[str, int]], ...]] = IdentityMemo(
-    _requests_of, 4096
-)
-
-
-def _resource_requests(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str, int]], ...]:
-    """SC-MSG-3's ``status.resourceRequests`` of these pod sets (per pod set, request x count),
-    in the form :class:`WorkloadStatus` stores it — compared before a new status is built."""
-    if type(specs) is tuple:
-        return _requests_of_tuple(specs)
-    return _requests_of(specs)
-
-
 
 
 def schedule_cycle(
@@ -1072,8 +1101,8 @@ def schedule_cycle(
         now = datetime.now(timezone.utc)
     if queues is None:
         queues = initial_queue_state(cluster, config)
-    c = _Cluster(cluster)
-    cy = _Cycle(
+    c = ClusterIndex(cluster)
+    cy = CycleBookkeeping(
         c,
         qmap=dict(queues.queues),
         progress=dict(queues.scan_progress),
@@ -1099,13 +1128,13 @@ def schedule_cycle(
             queues=queues,
             changed=frozenset(),
         )
-    snapshot = _snapshot(cy.c, config)
-    ordered, rejected, where = _process_heads(cy, heads, snapshot, config)
+    snapshot = cycle_snapshot(cy.c, config)
+    ordered, rejected, where = process_heads(cy, heads, snapshot, config)
     return cy.result(heads, ordered, rejected, where)
 
 
-def _process_heads(
-    cy: _Cycle, heads: list[Entry], snapshot: Snapshot, config: CycleConfig
+def process_heads(
+    cy: CycleBookkeeping, heads: list[Entry], snapshot: Snapshot, config: CycleConfig
 ) -> tuple[list[Entry], list[Entry], dict[str, str | None]]:
     """SC-CY-2 heads, then SC-CY-4..SC-CY-7: check and nominate, process in entry order (classic or
     the fair-sharing tournament), requeue. Returns (processing order, rejected, where each

@@ -24,6 +24,7 @@ needs nothing. Every error is a :class:`~kueue_preempt.KueuePreemptError`.
 
 from __future__ import annotations
 
+from kueue_preempt.io.text import quantity_text, time_text
 from kueue_preempt.io.assign import (
     FlavorChoice,
     PodSetAssignment,
@@ -96,7 +97,9 @@ __all__ = [
     "parse_assignment",
     "parse_documents",
     "parse_dump",
+    "time_text",
     "pod_requests",
+    "quantity_text",
     "read_bytes",
     "to_assignment",
     "to_manifests",

@@ -9,7 +9,6 @@ the exact quantity grammar, never through float arithmetic.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
@@ -23,26 +22,51 @@ from kueue_preempt.errors import InvalidModel, InvalidQuantity, KueuePreemptErro
 from kueue_preempt.model.quantity import parse_quantity
 from kueue_preempt.io.errors import ManifestError
 
-__all__ = ["Ctx", "Field", "describe"]
+__all__ = ["Ctx", "Field", "ParseContext", "describe"]
 
 T = TypeVar("T")
-# Dumps repeat the same few quantity strings ("1", "4Gi") thousands of times; a Fraction is
-# immutable, so parsing each distinct string once is safe.
-_parse_quantity = functools.lru_cache(maxsize=4096)(parse_quantity)
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
 
 
+_QUANTITIES_LIMIT = 4096  # distinct quantity strings one ParseContext keeps
+
+
+class ParseContext:
+    """What the objects of one load share: built by the loader for one call
+    (:func:`~kueue_preempt.io.dump_from_objects`) and dropped with it.
+
+    Dumps repeat the same few quantity strings ("1", "4Gi") thousands of times; a parsed
+    quantity is an immutable ``Fraction`` and a pure function of its string, so each distinct
+    string is parsed once per load. Bounded: strings past the bound are parsed each time.
+    """
+
+    __slots__ = ("quantities",)
+
+    def __init__(self) -> None:
+        self.quantities: dict[str, Fraction] = {}
+
+    def quantity(self, text: str) -> Fraction:
+        """:func:`~kueue_preempt.model.quantity.parse_quantity` of ``text``, once per load."""
+        q = self.quantities.get(text)
+        if q is None:
+            q = parse_quantity(text)  # an invalid string raises, and is not remembered
+            if len(self.quantities) < _QUANTITIES_LIMIT:
+                self.quantities[text] = q
+        return q
+
+
 class Ctx:
-    """The object a field belongs to, for error messages."""
+    """The object a field belongs to, for error messages, and the load it is part of."""
 
-    __slots__ = ("source", "kind", "name")
+    __slots__ = ("source", "kind", "name", "load")
 
-    def __init__(self, source: str, kind: str, name: str) -> None:
+    def __init__(self, source: str, kind: str, name: str, load: ParseContext | None = None) -> None:
         self.source = source
         self.kind = kind
         self.name = name
+        self.load = load
 
     def error(self, path: str, reason: str) -> ManifestError:
         return ManifestError(self.source, self.kind, self.name, path, reason)
@@ -234,7 +258,8 @@ class Field:
         else:
             self._expected("a quantity")
         try:
-            return _parse_quantity(text)
+            load = self.ctx.load
+            return parse_quantity(text) if load is None else load.quantity(text)
         except InvalidQuantity as exc:
             shown = text if len(text) <= 40 else text[:37] + "..."
             self.fail(f"invalid quantity {shown!r}: {exc.reason}")
@@ -308,8 +333,13 @@ class Meta:
             raise self.ctx.error(path, str(exc)) from None
 
 
-def open_object(source: str, index: int, data: dict[str, Any], kind: str, *, namespaced: bool) -> Meta:
+def open_object(
+    source: str, index: int, data: dict[str, Any], kind: str, *, namespaced: bool, load: ParseContext | None = None
+) -> Meta:
     """Check ``metadata.name`` (and ``metadata.namespace``) and give typed access to the object.
+
+    ``load`` is the :class:`ParseContext` of the load the object is read in (``None``: the
+    object is read on its own).
 
     Names are not checked against the DNS grammar (Kueue's own tests use ``a_standard``), only
     for what would break a ``namespace/name`` key: empty, ``/``, whitespace, control characters,
@@ -321,7 +351,7 @@ def open_object(source: str, index: int, data: dict[str, Any], kind: str, *, nam
     shown = raw_name if isinstance(raw_name, str) and raw_name and not _BAD_NAME.search(raw_name) else f"#{index}"
     if namespaced and isinstance(raw_ns, str) and raw_ns and shown != f"#{index}":
         shown = f"{raw_ns}/{shown}"
-    ctx = Ctx(source, kind, shown)
+    ctx = Ctx(source, kind, shown, load)
     root = Field(data, "", ctx)
     meta = root.get("metadata")
     if not meta.present:

@@ -27,6 +27,7 @@ from kueue_preempt.podgroup import (
     PodGroupPreemptor,
 )
 from kueue_preempt.snapshot.quota import Snapshot
+from kueue_preempt.io._fields import ParseContext
 from kueue_preempt.io.errors import ManifestError, ManifestTooLarge, NotPending, ObjectNotFound, WorkloadNotFound
 from kueue_preempt.io.kube import (
     POD_GROUP_VERSIONS,
@@ -298,7 +299,7 @@ class ClusterDump:
 
 # --------------------------------------------------------------------------- loading
 
-_Parser = Callable[[RawObject, str], Any]
+_Parser = Callable[[RawObject, str, ParseContext], Any]
 # (group, kind) -> (versions, parser, collection)
 _KINDS: dict[tuple[str, str], tuple[tuple[str, ...], _Parser, str]] = {
     (KUEUE_GROUP, "ClusterQueue"): (("v1beta1", "v1beta2"), read_cluster_queue, "cluster_queues"),
@@ -349,6 +350,7 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
     origins: dict[str, str] = {}
     skipped: Counter[str] = Counter()
     sources: dict[str, None] = {}
+    load = ParseContext()  # what the objects of this load share (parsed quantities)
     for raw in objects:
         sources.setdefault(raw.source, None)
         api_version, kind = _type_of(raw)
@@ -366,7 +368,7 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
                 "apiVersion",
                 f"unsupported version {api_version!r} (supported: {', '.join(f'{group}/{v}' for v in versions)})",
             )
-        obj = parse(raw, version)
+        obj = parse(raw, version, load)
         key_kind, key = _key_of(obj)
         origin_key = f"{key_kind} {key}"
         if origin_key in origins:

@@ -37,7 +37,7 @@ from kueue_preempt.podgroup import (
     PodGroup,
 )
 from kueue_preempt.model.quantity import request_amount
-from kueue_preempt.io._fields import Field, Meta, open_object
+from kueue_preempt.io._fields import Field, Meta, ParseContext, open_object
 from kueue_preempt.io.text import quantity_text
 from kueue_preempt.io.kueue import pod_requests
 from kueue_preempt.io.objects import PriorityClass
@@ -84,17 +84,17 @@ def _quantities(field: Field) -> dict[str, str]:
     return {r: quantity_text(request_amount(q, r), r) for r, q in field.quantity_map().items()}
 
 
-def parse_node(raw: RawObject, version: str) -> Node:
+def parse_node(raw: RawObject, version: str, load: ParseContext | None = None) -> Node:
     """A Node: ``status.allocatable`` (``pods`` is the pod capacity) and labels (PG-2)."""
-    meta = open_object(raw.source, raw.index, raw.data, "Node", namespaced=False)
+    meta = open_object(raw.source, raw.index, raw.data, "Node", namespaced=False, load=load)
     allocatable = _quantities(meta.root.get("status").get("allocatable"))
     labels = meta.metadata.get("labels").string_map()
     return meta.build("status.allocatable", lambda: Node(name=meta.name, allocatable=allocatable, labels=labels))
 
 
-def parse_pod(raw: RawObject, version: str) -> KubePod:
+def parse_pod(raw: RawObject, version: str, load: ParseContext | None = None) -> KubePod:
     """A Pod (PG-3): requests from its containers, node, priority, group, start time, state."""
-    meta = open_object(raw.source, raw.index, raw.data, "Pod", namespaced=True)
+    meta = open_object(raw.source, raw.index, raw.data, "Pod", namespaced=True, load=load)
     md = meta.metadata
     spec = meta.root.get("spec")
     status = meta.root.get("status")
@@ -141,9 +141,9 @@ def parse_pod(raw: RawObject, version: str) -> KubePod:
     return KubePod(pod, spec.get("priorityClassName").string(), priority is not None, phase in _TERMINAL_PHASES)
 
 
-def parse_priority_class(raw: RawObject, version: str) -> PriorityClass:
+def parse_priority_class(raw: RawObject, version: str, load: ParseContext | None = None) -> PriorityClass:
     """A core PriorityClass: ``value``, ``preemptionPolicy``, ``globalDefault``."""
-    meta = open_object(raw.source, raw.index, raw.data, "PriorityClass", namespaced=False)
+    meta = open_object(raw.source, raw.index, raw.data, "PriorityClass", namespaced=False, load=load)
     value = meta.root.get("value").integer(required=True)
     assert value is not None
     return PriorityClass(
@@ -170,9 +170,9 @@ def _selector(field: Field) -> LabelSelector | None:
     return LabelSelector(match_labels=field.get("matchLabels").string_map(), match_expressions=expressions)
 
 
-def parse_pod_disruption_budget(raw: RawObject, version: str) -> PodDisruptionBudget:
+def parse_pod_disruption_budget(raw: RawObject, version: str, load: ParseContext | None = None) -> PodDisruptionBudget:
     """A PodDisruptionBudget (PG-5): selector, ``status.disruptionsAllowed``, ``status.disruptedPods``."""
-    meta = open_object(raw.source, raw.index, raw.data, "PodDisruptionBudget", namespaced=True)
+    meta = open_object(raw.source, raw.index, raw.data, "PodDisruptionBudget", namespaced=True, load=load)
     status = meta.root.get("status")
     allowed = status.get("disruptionsAllowed").integer(low=0)
     selector = _selector(meta.root.get("spec").get("selector"))
@@ -206,14 +206,14 @@ class _GroupFields:
         )
 
 
-def parse_pod_group(raw: RawObject, version: str) -> tuple[PodGroup, str | None]:
+def parse_pod_group(raw: RawObject, version: str, load: ParseContext | None = None) -> tuple[PodGroup, str | None]:
     """A PodGroup (PG-4) and its priority class: ``None`` when ``spec.priority`` is set,
     else ``spec.priorityClassName`` (``""`` when unset: the global default applies, PG-DEF-1).
 
     Rejects ``disruptionMode`` ``All`` (KEP: ``PodGroup``) unless the scheduling policy is a
     gang (PG-VAL-1).
     """
-    meta = open_object(raw.source, raw.index, raw.data, "PodGroup", namespaced=True)
+    meta = open_object(raw.source, raw.index, raw.data, "PodGroup", namespaced=True, load=load)
     f = _GroupFields(meta)
     policy = f.spec.get("schedulingPolicy")
     min_count = None
@@ -251,9 +251,9 @@ def _check_disruption_mode(f: _GroupFields, policy: Field, gang: bool) -> None:
     )
 
 
-def parse_composite_pod_group(raw: RawObject, version: str) -> tuple[CompositePodGroup, str | None]:
+def parse_composite_pod_group(raw: RawObject, version: str, load: ParseContext | None = None) -> tuple[CompositePodGroup, str | None]:
     """A CompositePodGroup (PG-6) and its priority class, as :func:`parse_pod_group`."""
-    meta = open_object(raw.source, raw.index, raw.data, "CompositePodGroup", namespaced=True)
+    meta = open_object(raw.source, raw.index, raw.data, "CompositePodGroup", namespaced=True, load=load)
     f = _GroupFields(meta)
     group = meta.build(
         "spec",

@@ -31,7 +31,7 @@ from kueue_preempt.model import (
     WorkloadPriorityClass,
 )
 from kueue_preempt.model.quantity import quota_amount
-from kueue_preempt.io._fields import Field, Meta, open_object
+from kueue_preempt.io._fields import Field, Meta, ParseContext, open_object
 from kueue_preempt.io.kueue_settings import check_resource_group_shape, cluster_queue_settings, resource_flavor_spec
 from kueue_preempt.io.objects import ClusterQueueSettings, LocalQueue, ResourceFlavorSpec
 from kueue_preempt.io.read import RawObject
@@ -143,16 +143,16 @@ def _weight(spec: Field) -> float:
 # --------------------------------------------------------------------------- kinds
 
 
-def parse_cluster_queue(raw: RawObject, version: str) -> ClusterQueue:
+def parse_cluster_queue(raw: RawObject, version: str, load: ParseContext | None = None) -> ClusterQueue:
     """A ClusterQueue (DM-4): cohort, resource groups, preemption, fair-sharing weight."""
-    return read_cluster_queue(raw, version)[0]
+    return read_cluster_queue(raw, version, load)[0]
 
 
-def read_cluster_queue(raw: RawObject, version: str) -> tuple[ClusterQueue, ClusterQueueSettings]:
+def read_cluster_queue(raw: RawObject, version: str, load: ParseContext | None = None) -> tuple[ClusterQueue, ClusterQueueSettings]:
     """A ClusterQueue (DM-4) and the settings the model has no place for yet (queueing,
     stop policy, namespace selector, flavor fungibility, admission checks), every field of
     kueue-api-fields.md §1.3 defaulted (API-2) and validated (API-8..API-17)."""
-    meta = open_object(raw.source, raw.index, raw.data, "ClusterQueue", namespaced=False)
+    meta = open_object(raw.source, raw.index, raw.data, "ClusterQueue", namespaced=False, load=load)
     spec = meta.root.get("spec")
     spec.mapping()
     cohort = _version_field(spec, version, {"v1beta1": "cohort", "v1beta2": "cohortName"})
@@ -198,9 +198,9 @@ def _preemption(meta: Meta, p: Field) -> ClusterQueuePreemption:
     )
 
 
-def parse_cohort(raw: RawObject, version: str) -> Cohort:
+def parse_cohort(raw: RawObject, version: str, load: ParseContext | None = None) -> Cohort:
     """A Cohort (DM-5): parent, its own resource groups, fair-sharing weight."""
-    meta = open_object(raw.source, raw.index, raw.data, "Cohort", namespaced=False)
+    meta = open_object(raw.source, raw.index, raw.data, "Cohort", namespaced=False, load=load)
     spec = meta.root.get("spec")
     spec.mapping()
     # The parent is ``parentName`` in both beta versions; only the old v1alpha1 (Kueue <= 0.12)
@@ -218,9 +218,9 @@ def parse_cohort(raw: RawObject, version: str) -> Cohort:
     return meta.build("spec", lambda: Cohort(name=meta.name, parent=parent, quotas=quotas, fair_weight=weight))
 
 
-def parse_local_queue(raw: RawObject, version: str) -> LocalQueue:
+def parse_local_queue(raw: RawObject, version: str, load: ParseContext | None = None) -> LocalQueue:
     """A LocalQueue: ``namespace/name`` to ``spec.clusterQueue``."""
-    meta = open_object(raw.source, raw.index, raw.data, "LocalQueue", namespaced=True)
+    meta = open_object(raw.source, raw.index, raw.data, "LocalQueue", namespaced=True, load=load)
     spec = meta.root.get("spec")
     spec.mapping()
     cq = spec.get("clusterQueue").string(required=True)
@@ -235,19 +235,19 @@ def parse_local_queue(raw: RawObject, version: str) -> LocalQueue:
     )
 
 
-def parse_resource_flavor(raw: RawObject, version: str) -> str:
+def parse_resource_flavor(raw: RawObject, version: str, load: ParseContext | None = None) -> str:
     """A ResourceFlavor: only its name matters to preemption (the spec is validated)."""
-    return read_resource_flavor(raw, version).name
+    return read_resource_flavor(raw, version, load).name
 
 
-def read_resource_flavor(raw: RawObject, version: str) -> ResourceFlavorSpec:
+def read_resource_flavor(raw: RawObject, version: str, load: ParseContext | None = None) -> ResourceFlavorSpec:
     """A ResourceFlavor with its node labels, taints, tolerations and topology (API-18)."""
-    return resource_flavor_spec(open_object(raw.source, raw.index, raw.data, "ResourceFlavor", namespaced=False))
+    return resource_flavor_spec(open_object(raw.source, raw.index, raw.data, "ResourceFlavor", namespaced=False, load=load))
 
 
-def parse_workload_priority_class(raw: RawObject, version: str) -> WorkloadPriorityClass:
+def parse_workload_priority_class(raw: RawObject, version: str, load: ParseContext | None = None) -> WorkloadPriorityClass:
     """A WorkloadPriorityClass: ``value`` and the KEP-4400 ``preemptionPolicy``."""
-    meta = open_object(raw.source, raw.index, raw.data, "WorkloadPriorityClass", namespaced=False)
+    meta = open_object(raw.source, raw.index, raw.data, "WorkloadPriorityClass", namespaced=False, load=load)
     value = meta.root.get("value").integer(required=True)
     assert value is not None
     description = meta.root.get("description").string()

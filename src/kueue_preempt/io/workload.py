@@ -19,7 +19,7 @@ from kueue_preempt.podgroup import LabelSelectorRequirement
 from kueue_preempt.model.pod_requests import pod_request_totals
 from kueue_preempt.model.priority import BOOST_ANNOTATION, parse_boost
 from kueue_preempt.model.quantity import amount_add, request_amount
-from kueue_preempt.io._fields import Field, open_object
+from kueue_preempt.io._fields import Field, ParseContext, open_object
 from kueue_preempt.io.kueue_settings import MAX_POD_SETS, toleration
 from kueue_preempt.io.objects import LoadedWorkload, PodSetRequests
 from kueue_preempt.io.read import RawObject
@@ -36,10 +36,10 @@ _CLASS_SOURCES = {
 _CLASS_KINDS = {("kueue.x-k8s.io", "WorkloadPriorityClass"), ("scheduling.k8s.io", "PriorityClass")}
 
 
-def parse_workload(raw: RawObject, version: str) -> LoadedWorkload:
+def parse_workload(raw: RawObject, version: str, load: ParseContext | None = None) -> LoadedWorkload:
     """A Workload (DM-6): metadata, spec (priority, class, queue, pod sets, active) and status
     (admission, conditions, eviction stats, preemption cost)."""
-    meta = open_object(raw.source, raw.index, raw.data, "Workload", namespaced=True)
+    meta = open_object(raw.source, raw.index, raw.data, "Workload", namespaced=True, load=load)
     md = meta.metadata
     labels = md.get("labels").string_map()
     annotations = md.get("annotations").string_map()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterable
 
 from kueue_preempt.errors import ConfigurationError
-from kueue_preempt.sim.output.plots import PLOT_FORMATS, _format, _pyplot, _save
+from kueue_preempt.sim.output.plots import PLOT_FORMATS, plot_format, pyplot, save_figure
 from kueue_preempt.kperf.scenario import BuiltScenario
 from kueue_preempt.sim.output.timeline import Admitted, Arrived, Event, Finished, Released
 
@@ -26,8 +26,8 @@ def plot_cohort_utilization(
     events: Iterable[Event], built: BuiltScenario, path: str | os.PathLike[str], *, format: str | None = None
 ) -> Path:
     """Quota charged ÷ nominal quota per cohort over time, and for all queues together."""
-    fmt = _format(path, format)
-    plt = _pyplot()
+    fmt = plot_format(path, format)
+    plt = pyplot()
     cohort_of = {q.name: q.cohort for q in built.queues}
     nominal: dict[str, int] = {}
     for q in built.queues:
@@ -63,7 +63,7 @@ def plot_cohort_utilization(
     ax.set_title("Utilization per cohort")
     ax.axhline(100.0, color="grey", linewidth=0.8, linestyle="--")
     ax.legend(loc="upper right", fontsize="small", ncol=2)
-    return _save(fig, plt, path, fmt)
+    return save_figure(fig, plt, path, fmt)
 
 
 def plot_time_to_admission(
@@ -76,8 +76,8 @@ def plot_time_to_admission(
 ) -> Path:
     """Each workload's time to admission (``admitted_seen`` when given, as the summary counts
     it; else its timeline admission) against its creation time, one colour per class."""
-    fmt = _format(path, format)
-    plt = _pyplot()
+    fmt = plot_format(path, format)
+    plt = pyplot()
     cls = {w.key: w.class_name for w in built.workloads}
     created: dict[str, float] = {}
     admitted: dict[str, float] = {}
@@ -98,7 +98,7 @@ def plot_time_to_admission(
     ax.set_ylabel("time to admission (s)")
     ax.set_title("Time to admission per workload class")
     ax.legend(loc="upper left", fontsize="small", markerscale=4)
-    return _save(fig, plt, path, fmt)
+    return save_figure(fig, plt, path, fmt)
 
 
 def write_scenario_plots(

@@ -62,6 +62,8 @@ class CycleScheduler:
         self.start = start
         self.state = CycleState(cluster, None, config)
         self._notify: list[str] = []
+        # The pod sets derived for arrivals, shared for the life of this scheduler (with_pod_specs).
+        self._specs: DerivedSpecs = {}
 
     @property
     def cluster(self) -> ClusterState:
@@ -149,13 +151,24 @@ class CycleScheduler:
     # -- helpers
 
     def _with_specs(self, arrival: Arrival) -> Workload:
-        return with_pod_specs(arrival, self.state.workloads)
+        return with_pod_specs(arrival, self.state.workloads, self._specs)
 
 
-def with_pod_specs(arrival: Arrival, workloads: Mapping[str, Workload]) -> Workload:
+DerivedSpecs = dict[tuple[int, int, object], tuple[PodSetSpec, PodSetSpec]]
+"""A scheduler's table of the pod sets :func:`with_pod_specs` derived, by (template spec
+identity, count, requests), each with the template spec it was derived from."""
+
+_SPECS_LIMIT = 4096  # entries of a DerivedSpecs table; full: dropped, refilled on demand
+
+
+def with_pod_specs(arrival: Arrival, workloads: Mapping[str, Workload], derived: DerivedSpecs | None = None) -> Workload:
     """The arrival's workload with the pod sets the cycle reads (``spec_pod_sets``): the
     template's scheduling fields (node selector, tolerations, minCount) with the arrival's
-    counts and requests; ``workloads`` (by key) holds the template."""
+    counts and requests; ``workloads`` (by key) holds the template.
+
+    ``derived`` is the caller's table of pod sets derived so far (kept for the life of a
+    scheduler): arrivals of one template share a handful of sizes, so each derived spec is
+    built once and shared. The result is the same with or without it."""
     w = arrival.workload.workload
     base = {ps.name: ps for ps in w.spec_pod_sets}
     if arrival.template is not None and not base:
@@ -168,22 +181,19 @@ def with_pod_specs(arrival: Arrival, workloads: Mapping[str, Workload]) -> Workl
         if known is None:
             specs.append(PodSetSpec(ps.name, ps.count, ps.requests))
             continue
-        # Arrivals of one template share a handful of sizes: each derived spec is built once
-        # (keyed by the template spec object, kept alive by the entry, and the size).
+        # Keyed by the template spec object (kept alive by the entry, so its id is not
+        # reused while the entry exists) and the size.
         memo = (id(known), ps.count, ps.requests)
-        found = _SPECS.get(memo)
+        found = None if derived is None else derived.get(memo)
         if found is None or found[0] is not known:
             min_count = known.min_count if known.min_count is None or known.min_count <= ps.count else ps.count
             found = (known, attrs.evolve(known, count=ps.count, requests=ps.requests, min_count=min_count))
-            if len(_SPECS) >= _SPECS_LIMIT:
-                _SPECS.clear()
-            _SPECS[memo] = found
+            if derived is not None:
+                if len(derived) >= _SPECS_LIMIT:
+                    derived.clear()
+                derived[memo] = found
         specs.append(found[1])
     return with_spec_pod_sets(w, specs)
-
-
-_SPECS: dict[tuple[int, int, object], tuple[PodSetSpec, PodSetSpec]] = {}
-_SPECS_LIMIT = 4096
 
 
 def translate_results(

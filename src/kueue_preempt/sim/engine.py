@@ -76,6 +76,7 @@ __all__ = [
     "SimulationOptions",
     "SimulationResult",
     "run_simulation",
+    "fewer_collections",
     "root_keys",
 ]
 
@@ -694,7 +695,7 @@ def run_simulation(
     The loop is deterministic: the same inputs give the same timeline. ``progress`` is called
     after each instant with its time (see :mod:`kueue_preempt.sim.progress`).
     """
-    with _fewer_collections():
+    with fewer_collections():
         return _Loop(scheduler, dump, arrivals, options, controllers, progress).run()
 
 
@@ -703,8 +704,10 @@ _GC_GEN0 = 50_000
 
 
 @contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """Run with CPython's cyclic collector triggered less often, restored afterwards.
+def fewer_collections() -> Iterator[None]:
+    """Run with CPython's cyclic collector triggered less often, restored afterwards: the
+    collector settings of every :func:`run_simulation` (a benchmark uses it to measure other
+    work under the same settings).
 
     A run allocates and frees millions of small objects (workload versions, queue entries,
     events); reference counting frees them, but the default threshold makes the cyclic

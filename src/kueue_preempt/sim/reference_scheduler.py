@@ -47,7 +47,7 @@ from kueue_preempt.cycle.cluster import QueueingStrategy
 from kueue_preempt.model import Workload
 from kueue_preempt.model.priority import BOOST_ANNOTATION, effective_priority
 from kueue_preempt.sim.arrivals.model import SIM_START, Arrival
-from kueue_preempt.sim.cycle_scheduler import translate_results, with_pod_specs
+from kueue_preempt.sim.cycle_scheduler import DerivedSpecs, translate_results, with_pod_specs
 from kueue_preempt.sim.heads import head_statuses
 from kueue_preempt.sim.engine import CycleResult
 
@@ -68,6 +68,7 @@ class ReferenceCycleScheduler:
         self.queues: QueueState = initial_queue_state(cluster, config)
         self._by_key = {w.key: w for w in cluster.workloads}
         self._notify: list[str] = []
+        self._specs: DerivedSpecs = {}  # with_pod_specs's table, for the life of this scheduler
 
     def _at(self, now: float) -> datetime:
         return self.start + timedelta(seconds=now)
@@ -174,7 +175,7 @@ class ReferenceCycleScheduler:
     # -- helpers
 
     def _with_specs(self, arrival: Arrival) -> Workload:
-        return with_pod_specs(arrival, self._by_key)
+        return with_pod_specs(arrival, self._by_key, self._specs)
 
 
 def _undo_notify(before: QueueState, after: QueueState, released: set[str]) -> QueueState:

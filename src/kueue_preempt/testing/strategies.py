@@ -137,19 +137,14 @@ class Choices:
     def __init__(self, draw: st.DrawFn, *options: Sequence[object]) -> None:
         self._sizes = [len(o) for o in options]
         n_bytes = (math.prod(self._sizes).bit_length() + 7) // 8 + 2
-        strategy = _BYTES.get(n_bytes)
-        if strategy is None:
-            strategy = _BYTES[n_bytes] = st.binary(min_size=n_bytes, max_size=n_bytes)
-        self._value = int.from_bytes(draw(strategy), "big")
+        # Hypothesis caches strategy objects built with the same arguments itself.
+        self._value = int.from_bytes(draw(st.binary(min_size=n_bytes, max_size=n_bytes)), "big")
 
     def pick(self, options: Sequence[T]) -> T:
         size = self._sizes.pop(0)
         assert size == len(options), "options must be picked in declaration order"
         self._value, i = divmod(self._value, size)
         return options[i]
-
-
-_BYTES: dict[int, st.SearchStrategy[bytes]] = {}
 
 
 def _at(minutes: int) -> datetime:

@@ -29,12 +29,24 @@ from kueue_preempt.sim.output.timeline import Event, Preempted
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["plot_utilization", "plot_waits", "plot_preemptions", "write_plots", "PLOT_FORMATS"]
+__all__ = [
+    "plot_utilization",
+    "plot_waits",
+    "plot_preemptions",
+    "write_plots",
+    "PLOT_FORMATS",
+    "plot_format",
+    "pyplot",
+    "save_figure",
+]
 
 PLOT_FORMATS = ("png", "svg")
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` set up for files: the non-interactive Agg backend and SVG output
+    that is the same bytes on every run (fixed hash salt, text as text). Raises
+    :class:`~kueue_preempt.errors.ExtraUnavailable` without the ``plot`` extra."""
     try:
         import matplotlib
     except ImportError:
@@ -47,14 +59,18 @@ def _pyplot() -> Any:
     return plt
 
 
-def _format(path: str | os.PathLike[str], format: str | None) -> str:
+def plot_format(path: str | os.PathLike[str], format: str | None) -> str:
+    """The file format of a plot: ``format`` if given, else ``path``'s suffix; one of
+    :data:`PLOT_FORMATS`, else :class:`~kueue_preempt.errors.ConfigurationError`."""
     fmt = (format or Path(path).suffix.lstrip(".")).lower()
     if fmt not in PLOT_FORMATS:
         raise ConfigurationError(f"{os.fspath(path)}: plot format must be one of {', '.join(PLOT_FORMATS)}, got {fmt!r}")
     return fmt
 
 
-def _save(fig: Figure, plt: Any, path: str | os.PathLike[str], fmt: str) -> Path:
+def save_figure(fig: Figure, plt: Any, path: str | os.PathLike[str], fmt: str) -> Path:
+    """Write ``fig`` to ``path`` in ``fmt`` without the date or software stamp (the same
+    inputs give the same file), close it (``plt`` from :func:`pyplot`) and return the path."""
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
     fig.savefig(path, format=fmt, metadata=metadata, bbox_inches="tight")
     plt.close(fig)
@@ -65,8 +81,8 @@ def plot_utilization(
     events: Iterable[Event], dump: ClusterDump, path: str | os.PathLike[str], *, format: str | None = None
 ) -> Path:
     """Usage ÷ nominal quota per ClusterQueue and FlavorResource over time (a step chart)."""
-    fmt = _format(path, format)
-    plt = _pyplot()
+    fmt = plot_format(path, format)
+    plt = pyplot()
     summary = summarize(events, dump=dump)
     fig, ax = plt.subplots(figsize=(9, 4.5))
     for q in summary.queues:
@@ -86,13 +102,13 @@ def plot_utilization(
     ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="upper right", fontsize="small")
-    return _save(fig, plt, path, fmt)
+    return save_figure(fig, plt, path, fmt)
 
 
 def plot_waits(events: Iterable[Event], path: str | os.PathLike[str], *, format: str | None = None, bins: int = 30) -> Path:
     """Histogram of the arrivals' waits (first admission − arrival) per ClusterQueue."""
-    fmt = _format(path, format)
-    plt = _pyplot()
+    fmt = plot_format(path, format)
+    plt = pyplot()
     waits = arrival_waits(events)
     fig, ax = plt.subplots(figsize=(9, 4.5))
     if waits:
@@ -101,13 +117,13 @@ def plot_waits(events: Iterable[Event], path: str | os.PathLike[str], *, format:
     ax.set_xlabel("wait (s)")
     ax.set_ylabel("workloads")
     ax.set_title("Wait time distribution")
-    return _save(fig, plt, path, fmt)
+    return save_figure(fig, plt, path, fmt)
 
 
 def plot_preemptions(events: Iterable[Event], path: str | os.PathLike[str], *, format: str | None = None) -> Path:
     """Every preemption: time on x, the victim's ClusterQueue on y, colour by reason."""
-    fmt = _format(path, format)
-    plt = _pyplot()
+    fmt = plot_format(path, format)
+    plt = pyplot()
     preempted = [e for e in events if isinstance(e, Preempted)]
     queues = sorted({e.cluster_queue for e in preempted})
     row = {q: i for i, q in enumerate(queues)}
@@ -120,7 +136,7 @@ def plot_preemptions(events: Iterable[Event], path: str | os.PathLike[str], *, f
     ax.set_title(f"Preemptions ({len(preempted)})")
     if preempted:
         ax.legend(loc="upper right", fontsize="small")
-    return _save(fig, plt, path, fmt)
+    return save_figure(fig, plt, path, fmt)
 
 
 def write_plots(
