@@ -693,7 +693,7 @@ def run_scale(
         gc.freeze()
 
     def decide() -> list[Target]:
-        return get_targets(sc.preemptor, cq, sc.assignment, snapshot, config, NOW)
+        return get_targets(sc.preemptor, cq, sc.assignment, snapshot, config=config, now=NOW)
 
     sort_baseline = sort_by_key(candidates, cq, config)
     sort_scanned = sort_by_key(scanned, cq, config)

@@ -223,7 +223,7 @@ def run_tier(scale: Scale, algorithm: str, quick: bool, profile_top: int) -> dic
 
     def on(snap: Snapshot, name: str) -> Callable[[], list[Target]]:
         def decide() -> list[Target]:
-            out = get_targets(sc.preemptor, cq, sc.assignment, snap, config, NOW)
+            out = get_targets(sc.preemptor, cq, sc.assignment, snap, config=config, now=NOW)
             last[name] = out
             return out
 

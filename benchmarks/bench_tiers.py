@@ -165,10 +165,10 @@ def run_variant(case: Case, snaps: dict[str, Snapshot], runs: int) -> dict[str, 
     first = operator.itemgetter(0)
 
     def decide_plain() -> list[Target]:
-        return get_targets(preemptor, cq, assignment, plain, config, now)
+        return get_targets(preemptor, cq, assignment, plain, config=config, now=now)
 
     def decide_indexed() -> list[Target]:
-        return get_targets(preemptor, cq, assignment, indexed, config, now)
+        return get_targets(preemptor, cq, assignment, indexed, config=config, now=now)
 
     def sort() -> object:
         return sorted(pairs, key=first)

@@ -343,7 +343,7 @@ def run_cycle_case(case: Case) -> None:
     for step in steps:
         op = step["op"]
         if op == "cycle":
-            result = schedule_cycle(cluster, queues, config, now)
+            result = schedule_cycle(cluster, queues, config=config, now=now)
             cluster, queues = result.cluster, result.queues
             changed |= set(result.changed)
             gauges.update(result.skipped_preemptions)

@@ -117,9 +117,9 @@ def run(
     """classic_targets, checking GT-3 and that get_targets (GT-2, classic config) agrees."""
     assignment = gpu_request(request) if isinstance(request, int) else request
     before = snapshot.state()
-    targets = classic_targets(incoming(priority), queue, assignment, snapshot, config, NOW)
+    targets = classic_targets(incoming(priority), queue, assignment, snapshot, config=config, now=NOW)
     assert snapshot.state() == before, "GT-3: snapshot changed"
-    again = get_targets(incoming(priority), queue, assignment, snapshot, config, NOW)
+    again = get_targets(incoming(priority), queue, assignment, snapshot, config=config, now=NOW)
     assert snapshot.state() == before, "GT-3: snapshot changed"
     assert again == targets
     return targets
@@ -362,9 +362,9 @@ def test_unknown_preemptor_cluster_queue() -> None:
     s = standalone()
     before = s.state()
     with pytest.raises(UnknownClusterQueue) as info:
-        classic_targets(incoming(5), "nope", gpu_request(1), s, DEFAULT, NOW)
+        classic_targets(incoming(5), "nope", gpu_request(1), s, config=DEFAULT, now=NOW)
     assert isinstance(info.value, KueuePreemptError)
     assert "nope" in str(info.value) and "cluster_queue" in str(info.value)
     with pytest.raises(UnknownClusterQueue):
-        get_targets(incoming(5), "nope", gpu_request(1), s, DEFAULT, NOW)
+        get_targets(incoming(5), "nope", gpu_request(1), s, config=DEFAULT, now=NOW)
     assert s.state() == before

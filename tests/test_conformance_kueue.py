@@ -25,7 +25,7 @@ def run_targets_case(case: Case) -> None:
     before = snapshot.state()
     preemptor, assignment = incoming_of(case["incoming"])
     targets = get_targets(
-        preemptor, case["incoming"]["clusterQueue"], assignment, snapshot, config_of(case), now_of(case)
+        preemptor, case["incoming"]["clusterQueue"], assignment, snapshot, config=config_of(case), now=now_of(case)
     )
     assert snapshot.state() == before, "GT-3: snapshot must be unchanged"
     expected = case["expected"]

@@ -212,7 +212,7 @@ def test_cycle_state_does_not_mutate_its_inputs_and_matches_schedule_cycle() -> 
     live = CycleState(cluster, queues)
     now = datetime(2026, 1, 1, tzinfo=timezone.utc)
     step = live.cycle(now)
-    pure = schedule_cycle(cluster, queues, CycleConfig(), now)
+    pure = schedule_cycle(cluster, queues, config=CycleConfig(), now=now)
     assert (cluster, queues) == before
     assert step.results == pure.results and step.events == pure.events and step.heads == pure.heads
     assert live.cluster_state() == pure.cluster

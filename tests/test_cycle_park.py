@@ -41,7 +41,7 @@ def test_recorded_progress_is_stamped_with_cycle_generation_and_shape() -> None:
     that wrote it, its ClusterQueue's generation and its SC-RQ-8 shape."""
     w = pending("w", "q", 2, 5)
     config = CycleConfig()
-    r = schedule_cycle(cluster([cq("q", 2)], [admitted("hi", "q", 2, 100), w]), None, config, now=NOW)
+    r = schedule_cycle(cluster([cq("q", 2)], [admitted("hi", "q", 2, 100), w]), None, config=config, now=NOW)
     (res,) = r.results
     assert res.outcome is Outcome.NO_CANDIDATES
     progress = r.queues.scan_progress[w.key]

@@ -126,7 +126,7 @@ configs = st.sampled_from(
 def test_admissions_fit_with_victims_removed(cluster: ClusterState, config: CycleConfig) -> None:
     """Q-14, SC-PE-1: replaying the cycle's admissions in processing order on the cycle-start
     snapshot minus this cycle's victims, each admission fits when it is made."""
-    result = schedule_cycle(cluster, None, config, NOW)
+    result = schedule_cycle(cluster, None, config=config, now=NOW)
     victims = {t.workload.key for t in result.preempted}
     start = [w for w in cluster.workloads if w.cluster_queue and w.key not in victims]
     snap = Snapshot(cluster.cluster_queues, cluster.cohorts, start)
@@ -172,8 +172,8 @@ def test_listing_order_does_not_matter(cluster: ClusterState, config: CycleConfi
         queueing=cluster.queueing,
         workloads=workloads,
     )
-    a = schedule_cycle(cluster, None, config, NOW)
-    b = schedule_cycle(shuffled, None, config, NOW)
+    a = schedule_cycle(cluster, None, config=config, now=NOW)
+    b = schedule_cycle(shuffled, None, config=config, now=NOW)
     assert _summary(a.cluster, a) == _summary(b.cluster, b)
     assert sorted(a.events, key=repr) == sorted(b.events, key=repr)
 
@@ -187,5 +187,5 @@ def test_until_stable_terminates_or_reports_livelock(cluster: ClusterState, conf
     assert run.stable != run.livelock
     if run.stable:
         # One more cycle changes nothing: no admission, no preemption.
-        again = schedule_cycle(run.cluster, run.queues, config, NOW)
+        again = schedule_cycle(run.cluster, run.queues, config=config, now=NOW)
         assert not again.admitted and not again.preempted

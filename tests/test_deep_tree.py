@@ -54,7 +54,7 @@ def test_algorithms_on_a_deep_chain() -> None:
     assert len(snap.cluster_queue("a").path) == DEPTH + 1
     preemptor, assignment = Workload(name="in", priority=5), Assignment({CPU: 2000}, [CPU])
     for config in (PreemptionConfig(), PreemptionConfig(fair_sharing=FairSharingConfig())):
-        targets = get_targets(preemptor, "a", assignment, snap, config)
+        targets = get_targets(preemptor, "a", assignment, snap, config=config)
         assert len(targets) == 2 and {t.cluster_queue for t in targets} == {"b"}
 
 

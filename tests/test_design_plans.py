@@ -105,8 +105,8 @@ def test_equal_priority_different_cost_lower_cost_first() -> None:
     """
     snap = Snapshot([cq("q", 4)], workloads=[wl("cheap", "q", 2, 1, minute=0, cost="1"), wl("dear", "q", 2, 1, minute=5, cost="5")])
     p, a = incoming(2, 10)
-    assert names(get_targets(p, "q", a, snap, PreemptionConfig(preemption_cost_enabled=True), NOW)) == {"cheap"}
-    assert names(get_targets(p, "q", a, snap, PreemptionConfig(), NOW)) == {"dear"}  # COST-5: off = Kueue
+    assert names(get_targets(p, "q", a, snap, config=PreemptionConfig(preemption_cost_enabled=True), now=NOW)) == {"cheap"}
+    assert names(get_targets(p, "q", a, snap, config=PreemptionConfig(), now=NOW)) == {"dear"}  # COST-5: off = Kueue
 
 
 def test_different_priority_cost_ignored() -> None:
@@ -135,8 +135,8 @@ def test_cost_breaks_ties_in_fair_sharing_too() -> None:
     p, a = incoming(2, 10)
     on = PreemptionConfig(fair_sharing=FairSharingConfig(), preemption_cost_enabled=True)
     off = PreemptionConfig(fair_sharing=FairSharingConfig())
-    assert names(get_targets(p, "a", a, snap, on, NOW)) == {"b-cheap"}
-    assert names(get_targets(p, "a", a, snap, off, NOW)) == {"b-dear"}
+    assert names(get_targets(p, "a", a, snap, config=on, now=NOW)) == {"b-cheap"}
+    assert names(get_targets(p, "a", a, snap, config=off, now=NOW)) == {"b-dear"}
 
 
 # --- priority boost (EP-*) ----------------------------------------------------------------
@@ -188,12 +188,12 @@ def test_never_workloads_are_not_preempted_within_cluster_queue() -> None:
     ws = [wl("np-low", "q", 2, 0, cls="critical"), wl("always-mid", "q", 2, 5, cls="batch")]
     snap = Snapshot([cq("q", 4)], workloads=ws, priority_classes=CLASSES)
     p, a = incoming(2, 10)
-    assert names(get_targets(p, "q", a, snap, NP_ON, NOW)) == {"always-mid"}
+    assert names(get_targets(p, "q", a, snap, config=NP_ON, now=NOW)) == {"always-mid"}
     # Needing the whole queue is impossible without preempting the NP workload: no targets.
     p4, a4 = incoming(4, 10)
-    assert get_targets(p4, "q", a4, snap, NP_ON, NOW) == []
+    assert get_targets(p4, "q", a4, snap, config=NP_ON, now=NOW) == []
     # NP-14: off by default, then the lowest priority goes first as in Kueue.
-    assert names(get_targets(p, "q", a, snap, PreemptionConfig(), NOW)) == {"np-low"}
+    assert names(get_targets(p, "q", a, snap, config=PreemptionConfig(), now=NOW)) == {"np-low"}
 
 
 def test_never_workloads_are_limited_to_nominal_quota() -> None:
@@ -221,7 +221,7 @@ def test_never_workloads_are_limited_to_nominal_quota() -> None:
     assert check_non_preemptible_quota(p2, "q", a2.requests, snap, NP_ON).allowed
     assert check_non_preemptible_quota(np2, "q", a2.requests, snap, PreemptionConfig()).allowed
     # NP-7: get_targets for an NP preemptor that breaks NP-6 returns no targets.
-    assert get_targets(np2, "q", a2, snap, NP_ON, NOW) == []
+    assert get_targets(np2, "q", a2, snap, config=NP_ON, now=NOW) == []
 
 
 def test_non_preemptible_usage_is_tracked_and_restored() -> None:
@@ -232,7 +232,7 @@ def test_non_preemptible_usage_is_tracked_and_restored() -> None:
     assert node.np_usage == {CPU: 2000}
     before = snap.state()
     p, a = incoming(2, 10)
-    get_targets(p, "q", a, snap, NP_ON, NOW)
+    get_targets(p, "q", a, snap, config=NP_ON, now=NOW)
     assert snap.state() == before
     snap.remove_workload(ws[0])
     assert node.np_usage == {CPU: 0}
@@ -245,8 +245,8 @@ def test_always_workloads_are_preempted_normally() -> None:
     ws = [wl("always", "q", 2, 0, cls="batch"), wl("classless", "q", 2, 1)]
     snap = Snapshot([cq("q", 4)], workloads=ws, priority_classes=CLASSES)
     p, a = incoming(4, 10)
-    assert names(get_targets(p, "q", a, snap, NP_ON, NOW)) == {"always", "classless"}
-    assert names(get_targets(p, "q", a, snap, PreemptionConfig(), NOW)) == {"always", "classless"}
+    assert names(get_targets(p, "q", a, snap, config=NP_ON, now=NOW)) == {"always", "classless"}
+    assert names(get_targets(p, "q", a, snap, config=PreemptionConfig(), now=NOW)) == {"always", "classless"}
 
 
 @pytest.mark.parametrize("fair", [False, True])
@@ -266,8 +266,8 @@ def test_cross_cluster_queue_reclamation_with_mixed_policies(fair: bool) -> None
     p, a = incoming(4, 100)
     base = PreemptionConfig(fair_sharing=FairSharingConfig() if fair else None)
     on = PreemptionConfig(fair_sharing=base.fair_sharing, non_preemptible_enabled=True)
-    assert names(get_targets(p, "a", a, snap, on, NOW)) == {"b-always"}
-    assert names(get_targets(p, "a", a, snap, base, NOW)) == {"b-np"}
+    assert names(get_targets(p, "a", a, snap, config=on, now=NOW)) == {"b-always"}
+    assert names(get_targets(p, "a", a, snap, config=base, now=NOW)) == {"b-np"}
 
 
 def test_two_classes_with_the_same_value_and_different_policies() -> None:
@@ -278,8 +278,8 @@ def test_two_classes_with_the_same_value_and_different_policies() -> None:
     ws = [wl("gold-np", "q", 2, 100, minute=9, cls="gold-never"), wl("gold-ok", "q", 2, 100, minute=0, cls="gold-always")]
     snap = Snapshot([cq("q", 4)], workloads=ws, priority_classes=CLASSES)
     p, a = incoming(2, 200)
-    assert names(get_targets(p, "q", a, snap, NP_ON, NOW)) == {"gold-ok"}
-    assert names(get_targets(p, "q", a, snap, PreemptionConfig(), NOW)) == {"gold-np"}
+    assert names(get_targets(p, "q", a, snap, config=NP_ON, now=NOW)) == {"gold-ok"}
+    assert names(get_targets(p, "q", a, snap, config=PreemptionConfig(), now=NOW)) == {"gold-np"}
 
 
 def test_override_flag_and_unknown_class() -> None:
@@ -327,5 +327,5 @@ def test_strict_mode_requires_the_np_preemptor_to_end_within_nominal(fair: bool)
     strict = PreemptionConfig(
         fair_sharing=fs, non_preemptible_enabled=True, non_preemptible_mode=NonPreemptibleMode.STRICT
     )
-    assert names(get_targets(p, "a", a, snap, accounting, NOW)) == {"b-big"}
-    assert get_targets(p, "a", a, snap, strict, NOW) == []
+    assert names(get_targets(p, "a", a, snap, config=accounting, now=NOW)) == {"b-big"}
+    assert get_targets(p, "a", a, snap, config=strict, now=NOW) == []

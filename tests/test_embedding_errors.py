@@ -140,7 +140,7 @@ def test_cluster_queue_preemption_mapping_is_converted() -> None:
     )
     assert cq.preemption == ClusterQueuePreemption(within_cluster_queue=PreemptionPolicy.LOWER_PRIORITY)
     s = Snapshot([cq], workloads=[_admitted("low", "a", 3000)])
-    targets = get_targets(_pending("p", 2000), "a", Assignment(requests={CPU: 2000}, preempt={CPU}), s, CLASSIC, NOW)
+    targets = get_targets(_pending("p", 2000), "a", Assignment(requests={CPU: 2000}, preempt={CPU}), s, config=CLASSIC, now=NOW)
     assert [t.workload.key for t in targets] == ["ns/low"]
 
 
@@ -335,10 +335,10 @@ def test_remove_workload_from_an_unknown_queue_is_still_unknown_cluster_queue() 
 @pytest.mark.parametrize(
     "run",
     [
-        lambda p, s: get_targets(p, "a", Assignment(requests={CPU: 3000}, preempt={CPU}), s, CLASSIC, NOW),
-        lambda p, s: classic_targets(p, "a", Assignment(requests={CPU: 3000}, preempt={CPU}), s, CLASSIC, NOW),
-        lambda p, s: get_targets(p, "a", Assignment(requests={CPU: 3000}, preempt={CPU}), s, FAIR, NOW),
-        lambda p, s: fair_targets(p, "a", Assignment(requests={CPU: 3000}, preempt={CPU}), s, FAIR, NOW),
+        lambda p, s: get_targets(p, "a", Assignment(requests={CPU: 3000}, preempt={CPU}), s, config=CLASSIC, now=NOW),
+        lambda p, s: classic_targets(p, "a", Assignment(requests={CPU: 3000}, preempt={CPU}), s, config=CLASSIC, now=NOW),
+        lambda p, s: get_targets(p, "a", Assignment(requests={CPU: 3000}, preempt={CPU}), s, config=FAIR, now=NOW),
+        lambda p, s: fair_targets(p, "a", Assignment(requests={CPU: 3000}, preempt={CPU}), s, config=FAIR, now=NOW),
     ],
     ids=["get_targets", "classic_targets", "get_targets-fair", "fair_targets"],
 )

@@ -101,7 +101,7 @@ def test_fs_ord_4_equal_queue_shares_compare_heads_by_ord() -> None:
 def test_fs_ord_2_preemptor_without_cohort() -> None:
     """FS-ORD-2 / FS-RUN-7: a standalone queue yields itself; targets in ORD order."""
     snap = Snapshot([q("p", 4, None)], workloads=[w("low", "p", 2, 1), w("mid", "p", 2, 5)])
-    targets = fair_targets(Workload(name="in", priority=10), "p", Assignment({CPU: 2000}, [CPU]), snap, FAIR, NOW)
+    targets = fair_targets(Workload(name="in", priority=10), "p", Assignment({CPU: 2000}, [CPU]), snap, config=FAIR, now=NOW)
     assert [t.workload.name for t in targets] == ["low"]
 
 
@@ -163,8 +163,8 @@ def test_fs_strat_1_and_2_single_strategy_runs() -> None:
     snap, p, a = _borrowing_scenario()
     s1 = PreemptionConfig(fair_sharing=FairSharingConfig(preemption_strategies=["LessThanOrEqualToFinalShare"]))
     s2 = PreemptionConfig(fair_sharing=FairSharingConfig(preemption_strategies=["LessThanInitialShare"]))
-    assert [t.workload.name for t in get_targets(p, "a", a, snap, s1, NOW)] == ["b1"]
-    assert [t.workload.name for t in get_targets(p, "a", a, snap, s2, NOW)] == ["b1"]
+    assert [t.workload.name for t in get_targets(p, "a", a, snap, config=s1, now=NOW)] == ["b1"]
+    assert [t.workload.name for t in get_targets(p, "a", a, snap, config=s2, now=NOW)] == ["b1"]
 
 
 def test_fs_run_6_no_second_pass_with_one_strategy() -> None:
@@ -180,8 +180,8 @@ def test_fs_run_6_no_second_pass_with_one_strategy() -> None:
     )
     p, a = Workload(name="in", priority=10), Assignment({CPU: 2000}, [CPU])
     only_s2a = PreemptionConfig(fair_sharing=FairSharingConfig(preemption_strategies=["LessThanOrEqualToFinalShare"]))
-    assert get_targets(p, "a", a, snap, only_s2a, NOW) == []
-    assert [t.workload.name for t in get_targets(p, "a", a, snap, FAIR, NOW)] == ["b-big"]
+    assert get_targets(p, "a", a, snap, config=only_s2a, now=NOW) == []
+    assert [t.workload.name for t in get_targets(p, "a", a, snap, config=FAIR, now=NOW)] == ["b-big"]
 
 
 def test_fs_nom_1_within_nominal_shortcut_and_gate() -> None:
@@ -193,8 +193,8 @@ def test_fs_nom_1_within_nominal_shortcut_and_gate() -> None:
     """
     snap = Snapshot([q("a", 4, "c"), q("b", 4, "c")], [Cohort("c")], [w("b1", "b", 3, 1), w("b2", "b", 4, 1), w("a1", "a", 1, 100)])
     p, a = Workload(name="in", priority=10), Assignment({CPU: 3000}, [CPU])
-    on = get_targets(p, "a", a, snap, FAIR, NOW)
+    on = get_targets(p, "a", a, snap, config=FAIR, now=NOW)
     assert [(t.workload.name, t.reason.value) for t in on] == [("b1", "InCohortReclamation")]
     off_cfg = PreemptionConfig(fair_sharing=FairSharingConfig(), fair_sharing_preempt_within_nominal=False)
-    off = get_targets(p, "a", a, snap, off_cfg, NOW)
+    off = get_targets(p, "a", a, snap, config=off_cfg, now=NOW)
     assert off and all(t.reason.value == "InCohortFairSharing" for t in off)

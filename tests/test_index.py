@@ -180,9 +180,9 @@ def test_indexed_decisions_equal_plain_decisions(data: st.DataObject) -> None:
                     for w in back:
                         snap.add_workload(w)
                 assert indexed.index_for(config) is not None
-                want = get_targets(preemptor, cq, assignment, plain, config, now)
-                assert get_targets(preemptor, cq, assignment, indexed, config, now) == want
-                assert want == get_targets(preemptor, cq, assignment, plain, config, now, DecisionTrace())
+                want = get_targets(preemptor, cq, assignment, plain, config=config, now=now)
+                assert get_targets(preemptor, cq, assignment, indexed, config=config, now=now) == want
+                assert want == get_targets(preemptor, cq, assignment, plain, config=config, now=now, trace=DecisionTrace())
         elif op == "add":
             w = data.draw(_workload(serial))
             serial += 1
@@ -207,9 +207,9 @@ def test_indexed_decisions_equal_plain_decisions(data: st.DataObject) -> None:
             assignment = Assignment(requests={fr: v for fr, v in requests.items() if v}, preempt=preempt)
             assert indexed.index_for(config) is not None
             before = indexed.state()
-            want = get_targets(preemptor, cq, assignment, plain, config, now)
-            got = get_targets(preemptor, cq, assignment, indexed, config, now)
-            reference = get_targets(preemptor, cq, assignment, plain, config, now, DecisionTrace())
+            want = get_targets(preemptor, cq, assignment, plain, config=config, now=now)
+            got = get_targets(preemptor, cq, assignment, indexed, config=config, now=now)
+            reference = get_targets(preemptor, cq, assignment, plain, config=config, now=now, trace=DecisionTrace())
             assert got == want == reference
             # FS-RUN-1's fit test without the simulated usage: no what-if block, same answer.
             node, request = plain.cluster_queue(cq), assignment.requests
@@ -259,7 +259,7 @@ def test_index_hides_removals_inside_what_if_blocks_and_goes_stale_on_other_chan
     assert streamed() == ["/w"]
     snap.remove_workload(w)  # outside a block: the index follows
     assert snap.index_for(cfg) is not None
-    assert get_targets(Workload(name="in", priority=1), "a", Assignment({cpu: 5}, [cpu]), snap, cfg, T0) == []
+    assert get_targets(Workload(name="in", priority=1), "a", Assignment({cpu: 5}, [cpu]), snap, config=cfg, now=T0) == []
     snap.disable_index()
     assert snap.index_for(cfg) is None
 
@@ -291,8 +291,8 @@ def test_indexed_fair_sharing_binds_each_queues_policy() -> None:
     config = PreemptionConfig(fair_sharing=FairSharingConfig())
     indexed.enable_index(config)
     args = (Workload(name="in", priority=5), "p", Assignment({cpu: 2}, [cpu]))
-    want = get_targets(*args, plain, config, T0)
-    assert get_targets(*args, indexed, config, T0) == want
+    want = get_targets(*args, plain, config=config, now=T0)
+    assert get_targets(*args, indexed, config=config, now=T0) == want
     assert {t.workload.name for t in want} != {"o1", "o2"}
 
 
@@ -339,7 +339,7 @@ def test_wide_cohort_equal_shares_follow_head_candidates(data: st.DataObject) ->
     assignment = Assignment(requests={cpu: request}, preempt=[cpu])
     preemptor = Workload(name="in", namespace="ns", uid="in", priority=5)
     now = T0 + timedelta(minutes=5)
-    want = get_targets(preemptor, "q0", assignment, plain, config, now)
-    got = get_targets(preemptor, "q0", assignment, indexed, config, now)
-    reference = get_targets(preemptor, "q0", assignment, plain, config, now, DecisionTrace())
+    want = get_targets(preemptor, "q0", assignment, plain, config=config, now=now)
+    got = get_targets(preemptor, "q0", assignment, indexed, config=config, now=now)
+    reference = get_targets(preemptor, "q0", assignment, plain, config=config, now=now, trace=DecisionTrace())
     assert got == want == reference

@@ -539,7 +539,7 @@ def test_classic_example_decision() -> None:
     cq = dump.cluster_queue_for(lw)
     snapshot = dump.snapshot()
     assignment = assign_flavors(lw.workload, cq, snapshot, dump.flavors()).to_assignment()
-    targets = get_targets(lw.workload, cq, assignment, snapshot, PreemptionConfig(), datetime(2026, 3, 2, 10, tzinfo=timezone.utc))
+    targets = get_targets(lw.workload, cq, assignment, snapshot, config=PreemptionConfig(), now=datetime(2026, 3, 2, 10, tzinfo=timezone.utc))
     assert [(t.workload.name.rsplit("-", 1)[0], t.reason.value) for t in targets] == [
         ("job-sweep-lr-02", "InCohortReclamation"),
         ("job-nightly-etl", "InClusterQueue"),

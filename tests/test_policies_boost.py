@@ -621,7 +621,7 @@ def test_boost10_time_sharing_lets_equal_priority_pending_workload_preempt() -> 
     def targets_at(now: datetime) -> list[str]:
         w = converge(running, reconcile_time_sharing(running, ts(), now))
         snapshot = Snapshot([cq], workloads=[w])
-        return [t.workload.name for t in get_targets(pending, "cq", assignment, snapshot, config, now)]
+        return [t.workload.name for t in get_targets(pending, "cq", assignment, snapshot, config=config, now=now)]
 
     assert targets_at(T0 + timedelta(minutes=10)) == []  # equal EP: LowerPriority is strict
     assert targets_at(T0 + timedelta(minutes=31)) == ["a"]  # after the window a's EP is base - 100000

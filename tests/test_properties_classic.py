@@ -62,8 +62,8 @@ def run(scenario: Scenario, snapshot: Snapshot | None = None) -> list[Target]:
         scenario.cluster_queue,
         scenario.assignment,
         snapshot if snapshot is not None else scenario.snapshot(),
-        scenario.config,
-        scenario.now,
+        config=scenario.config,
+        now=scenario.now,
     )
 
 
@@ -289,7 +289,7 @@ def test_inputs_unchanged(scenario: Scenario) -> None:
         snapshot.fits(node, requests, allow_borrowing=False),
     )
     targets = classic_targets(
-        scenario.preemptor, scenario.cluster_queue, scenario.assignment, snapshot, scenario.config, scenario.now
+        scenario.preemptor, scenario.cluster_queue, scenario.assignment, snapshot, config=scenario.config, now=scenario.now
     )
     label(scenario, targets)
     assert snapshot.state() == before

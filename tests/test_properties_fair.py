@@ -112,7 +112,7 @@ def _almost(target: QuotaNode, preemptor: QuotaNode) -> tuple[QuotaNode, QuotaNo
 
 
 def _decide(s: Scenario, snap: Snapshot, trace: DecisionTrace | None = None) -> list[tuple[str, str]]:
-    targets = get_targets(s.preemptor, s.cluster_queue, s.assignment, snap, s.config, s.now, trace)
+    targets = get_targets(s.preemptor, s.cluster_queue, s.assignment, snap, config=s.config, now=s.now, trace=trace)
     return [(t.workload.key, t.reason.value) for t in targets]
 
 

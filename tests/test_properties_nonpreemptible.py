@@ -54,7 +54,7 @@ def test_no_non_preemptible_target(s: Scenario, data: st.DataObject, fair: bool)
         priority_boost=s.config.priority_boost,
         non_preemptible_enabled=True,
     )
-    targets = get_targets(s.preemptor, s.cluster_queue, s.assignment, snap, config, s.now)
+    targets = get_targets(s.preemptor, s.cluster_queue, s.assignment, snap, config=config, now=s.now)
     protected_keys = {w.key for w, p in zip(workloads, protected) if p}
     assert not protected_keys & {t.workload.key for t in targets}
     if targets:  # still a complete set (GT-4)
@@ -96,7 +96,7 @@ def test_admitted_non_preemptible_usage_stays_within_nominal(s: Scenario, data: 
         node = snap.cluster_queue(cq)
         if not snap.fits(node, requests, allow_borrowing=True):
             pending = attrs.evolve(w, cluster_queue="", quota_reserved_at=None)  # not admitted yet
-            targets = get_targets(pending, cq, Assignment(requests, [fr]), snap, config, s.now)
+            targets = get_targets(pending, cq, Assignment(requests, [fr]), snap, config=config, now=s.now)
             if not targets:
                 continue
             for t in targets:

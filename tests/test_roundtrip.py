@@ -149,11 +149,11 @@ def test_loader_round_trip_gives_the_api_targets(case: Case) -> None:
     assert assignment == api_assignment, "FA-3 must reproduce incoming.requests"
 
     snapshot = loaded.snapshot()
-    got = [_key(t) for t in get_targets(lw.workload, cq, assignment, snapshot, config_of(case), now_of(case))]
+    got = [_key(t) for t in get_targets(lw.workload, cq, assignment, snapshot, config=config_of(case), now=now_of(case))]
     api_snapshot = snapshot_of(case)
     want = [
         _key(t)
-        for t in get_targets(preemptor, cq, api_assignment, api_snapshot, config_of(case), now_of(case))
+        for t in get_targets(preemptor, cq, api_assignment, api_snapshot, config=config_of(case), now=now_of(case))
     ]
     assert got == want
     _check_expected(case, got)
@@ -191,7 +191,7 @@ def test_cli_explain_round_trip(case: Case, tmp_path: Path) -> None:
     want = [
         _key(t)
         for t in get_targets(
-            preemptor, inc["clusterQueue"], api_assignment, snapshot_of(case), config, now_of(case)
+            preemptor, inc["clusterQueue"], api_assignment, snapshot_of(case), config=config, now=now_of(case)
         )
     ]
     assert got == want

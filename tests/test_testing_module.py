@@ -13,7 +13,7 @@ from kueue_preempt.testing.strategies import Scenario, scenarios
 @given(scenarios())
 def test_documented_example(s: Scenario) -> None:
     snapshot = s.snapshot()
-    targets = get_targets(s.preemptor, s.cluster_queue, s.assignment, snapshot, s.config, s.now)
+    targets = get_targets(s.preemptor, s.cluster_queue, s.assignment, snapshot, config=s.config, now=s.now)
     invariants.check_fits_after_removal(s, targets)
     invariants.check_targets_policy(s, targets)
     invariants.check_minimality(s, targets)

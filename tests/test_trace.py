@@ -38,10 +38,10 @@ def test_trace_does_not_change_the_decision(case: dict[str, Any]) -> None:
     snap = snapshot_of(case)
     preemptor, assignment = incoming_of(case["incoming"])
     cq, cfg, now = case["incoming"]["clusterQueue"], config_of(case), now_of(case)
-    plain = get_targets(preemptor, cq, assignment, snap, cfg, now)
+    plain = get_targets(preemptor, cq, assignment, snap, config=cfg, now=now)
     before = snap.state()
     trace = DecisionTrace()
-    traced = get_targets(preemptor, cq, assignment, snap, cfg, now, trace)
+    traced = get_targets(preemptor, cq, assignment, snap, config=cfg, now=now, trace=trace)
     assert traced == plain
     assert snap.state() == before
     targets = [e for e in trace if e.verdict is Verdict.TARGET]
@@ -147,9 +147,9 @@ def test_fair_trace_shows_shares_and_strategy() -> None:
         "a",
         Assignment(requests={CPU: 2000}, preempt=[CPU]),
         snap,
-        PreemptionConfig(fair_sharing=FairSharingConfig()),
-        NOW,
-        trace,
+        config=PreemptionConfig(fair_sharing=FairSharingConfig()),
+        now=NOW,
+        trace=trace,
     )
     assert [t.workload.name for t in targets] == ["b1"]
     rules = [e.rule for e in trace]

@@ -143,7 +143,7 @@ def explain(
         arg(assignment, Assignment, fn, "assignment")
         targets: tuple[Target, ...] = ()
         if assignment.preempt:
-            targets = tuple(get_targets(workload, cluster_queue, assignment, snapshot, config, when, trace))
+            targets = tuple(get_targets(workload, cluster_queue, assignment, snapshot, config=config, now=when, trace=trace))
             outcome = Outcome.TARGETS if targets else Outcome.NO_TARGETS
             mode = FlavorAssignmentMode.PREEMPT
         else:

@@ -77,7 +77,7 @@ class TargetsOracle:
         self, workload: Workload, cluster_queue: str, fr: FlavorResource, amount: int, snapshot: Snapshot
     ) -> OracleResult:
         targets = get_targets(
-            workload, cluster_queue, Assignment(requests={fr: amount}, preempt={fr}), snapshot, self.config, self.now
+            workload, cluster_queue, Assignment(requests={fr: amount}, preempt={fr}), snapshot, config=self.config, now=self.now
         )
         return judge_targets(targets, cluster_queue, fr, amount, snapshot)
 

@@ -121,7 +121,7 @@ def assign_with_targets(
     def find(a: FlavorAssignment) -> list[Target]:
         if targets is not None:
             return targets(workload, cluster_queue, a.to_assignment(), snapshot)
-        return get_targets(workload, cluster_queue, a.to_assignment(), snapshot, config, now, trace)
+        return get_targets(workload, cluster_queue, a.to_assignment(), snapshot, config=config, now=now, trace=trace)
 
     def run(counts: Sequence[int] | None) -> AssignmentDecision:
         probe = checked if counts is None else attrs.evolve(checked, counts=tuple(counts))

@@ -205,7 +205,7 @@ def cohort_note(cluster: ClusterState, key: str, now: datetime, config: CycleCon
     cohort tree is processed first and takes the capacity (SC-ORD-1, SC-FS-1, SC-PE-4)."""
     from kueue_preempt.cycle import schedule_cycle
 
-    result = schedule_cycle(cluster, None, config, now)
+    result = schedule_cycle(cluster, None, config=config, now=now)
     mine = result.result(key)
     if mine is None or mine.outcome is Outcome.ADMITTED:
         return None

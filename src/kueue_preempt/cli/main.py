@@ -121,7 +121,7 @@ def _demo(args: argparse.Namespace) -> tuple[int, str]:
     reqs = ", ".join(f"{fr}={v}" for fr, v in sorted(scenario.assignment.requests.items()))
     out.append(f"Requests: {reqs}")
     targets = get_targets(
-        scenario.preemptor, scenario.cluster_queue, scenario.assignment, snap, scenario.config, scenario.now
+        scenario.preemptor, scenario.cluster_queue, scenario.assignment, snap, config=scenario.config, now=scenario.now
     )
     out.append("")
     if not targets:

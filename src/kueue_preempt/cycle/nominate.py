@@ -165,7 +165,7 @@ class _RememberingOracle:
         known = self._known.get(assignment) if trace is None else None
         if known is None:
             # A traced question is answered afresh so that its steps reach the trace.
-            known = self._known[assignment] = get_targets(workload, cluster_queue, assignment, snapshot, self.config, self.now, trace)
+            known = self._known[assignment] = get_targets(workload, cluster_queue, assignment, snapshot, config=self.config, now=self.now, trace=trace)
         return list(known)
 
     def __call__(

@@ -18,7 +18,7 @@ import attrs
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model import Condition
 
-__all__ = ["PreemptorMarker", "ScanProgress", "ClusterQueueQueue", "QueueState", "requeue_blocked", "backoff_expired"]
+__all__ = ["PreemptorMarker", "ScanProgress", "ClusterQueueQueue", "QueueState"]
 
 
 def requeue_blocked(conditions: Iterable[Condition]) -> bool:

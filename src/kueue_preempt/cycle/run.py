@@ -85,7 +85,7 @@ def run_cycles(
     for _ in range(limit):
         stable = False
         before = queues
-        result = schedule_cycle(cluster, queues, config, now)
+        result = schedule_cycle(cluster, queues, config=config, now=now)
         victims = [t.workload.key for t in result.preempted]
         cluster, queues, released = release_evicted(result.cluster, result.queues, now, victims, config)
         results.append(result)

@@ -18,7 +18,6 @@ from kueue_preempt.model.workload_writes import with_admission
 __all__ = [
     "Event",
     "RequeueReason",
-    "released_workload",
     "set_condition",
     "truncate_condition_message",
     "truncate_event_message",

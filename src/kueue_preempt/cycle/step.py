@@ -1076,6 +1076,7 @@ def _requests_of(specs: Iterable[PodSetSpec]) -> tuple[tuple[str, FrozenMap[str,
 def schedule_cycle(
     cluster: ClusterState,
     queues: QueueState | None = None,
+    *,
     config: CycleConfig = CycleConfig(),
     now: datetime | None = None,
 ) -> CycleResult:

@@ -22,8 +22,6 @@ __all__ = [
     "ClusterQueuePreemption",
     "ClusterQueue",
     "Cohort",
-    "cohort_parents",
-    "root_cohort",
 ]
 
 

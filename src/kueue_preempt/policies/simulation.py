@@ -353,7 +353,7 @@ class _Run:
                 return True
             snapshot = Snapshot([self.cq], workloads=[self.objs[n] for n in sorted(self.running)])
             assignment = Assignment(requests={_FR: cpu}, preempt={_FR})
-            targets = get_targets(self.objs[name], SIM_CLUSTER_QUEUE, assignment, snapshot, self.config, _at(t))
+            targets = get_targets(self.objs[name], SIM_CLUSTER_QUEUE, assignment, snapshot, config=self.config, now=_at(t))
             if not targets:
                 continue
             for target in targets:

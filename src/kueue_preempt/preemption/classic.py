@@ -48,6 +48,7 @@ def classic_targets(
     cluster_queue: str,
     assignment: Assignment,
     snapshot: Snapshot,
+    *,
     config: PreemptionConfig = PreemptionConfig(),
     now: datetime | None = None,
     trace: DecisionTrace | None = None,
@@ -62,7 +63,7 @@ def classic_targets(
     the k removals and r requested FlavorResources.
     """
     check_decision_args("classic_targets", preemptor, cluster_queue, assignment, snapshot, config, now, trace)
-    return checked_classic_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
+    return checked_classic_targets(preemptor, cluster_queue, assignment, snapshot, config=config, now=now, trace=trace)
 
 
 def checked_classic_targets(
@@ -70,6 +71,7 @@ def checked_classic_targets(
     cluster_queue: str,
     assignment: Assignment,
     snapshot: Snapshot,
+    *,
     config: PreemptionConfig,
     now: datetime | None,
     trace: DecisionTrace | None,

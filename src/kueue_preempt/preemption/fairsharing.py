@@ -84,6 +84,7 @@ def fair_targets(
     cluster_queue: str,
     assignment: Assignment,
     snapshot: Snapshot,
+    *,
     config: PreemptionConfig = PreemptionConfig(fair_sharing=FairSharingConfig()),
     now: datetime | None = None,
     trace: DecisionTrace | None = None,

@@ -20,6 +20,7 @@ def get_targets(
     cluster_queue: str,
     assignment: Assignment,
     snapshot: Snapshot,
+    *,
     config: PreemptionConfig = PreemptionConfig(),
     now: datetime | None = None,
     trace: DecisionTrace | None = None,
@@ -41,5 +42,5 @@ def get_targets(
     """
     check_decision_args("get_targets", preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     if config.fair_sharing is not None:
-        return fair_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
-    return checked_classic_targets(preemptor, cluster_queue, assignment, snapshot, config, now, trace)
+        return fair_targets(preemptor, cluster_queue, assignment, snapshot, config=config, now=now, trace=trace)
+    return checked_classic_targets(preemptor, cluster_queue, assignment, snapshot, config=config, now=now, trace=trace)

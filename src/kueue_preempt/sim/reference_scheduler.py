@@ -157,7 +157,7 @@ class ReferenceCycleScheduler:
 
     def cycle(self, now: float) -> CycleResult:
         before = self.queues
-        result = schedule_cycle(self.cluster, self.queues, self.config, self._at(now))
+        result = schedule_cycle(self.cluster, self.queues, config=self.config, now=self._at(now))
         old = self._by_key
         self._set(result.cluster, result.queues)
         admitted, evicted, parked = translate_results(
