@@ -31,9 +31,11 @@ from kueue_preempt.sim.controllers import TimeSharingController
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler
 from kueue_preempt.sim.engine import SimulationOptions, SimulationResult, run_simulation
 from kueue_preempt.sim.reference_scheduler import ReferenceCycleScheduler
-from kueue_preempt.sim.run import SimulationEvaluator, controllers_for, simulate, with_policy
+from kueue_preempt.sim.run import controllers_for, simulate, with_policy
+from kueue_preempt.sweep.evaluate import SimulationEvaluator
 from kueue_preempt.sim.output.timeline import Admitted, Preempted, event_json
-from kueue_preempt.sweep import LocalBackend, PolicySettings, Scenario, SweepPathError, apply_value, parse_vary, run_sweep
+from kueue_preempt.policies import PolicySettings
+from kueue_preempt.sweep import LocalBackend, Scenario, SweepPathError, apply_value, parse_vary, run_sweep
 from kueue_preempt.sweep.scenario import parse_window
 
 API = "kueue.x-k8s.io/v1beta2"

@@ -8,6 +8,7 @@ policies, when to reconcile again. Applying the write and reconciling again yiel
 * :mod:`.boost` — Kueue's time-sharing booster (BOOST-1..BOOST-11), the KEP's preemption-count
   "threshold" booster (BOOST-12), phase-based and weighted combinations.
 * :mod:`.cost` — the preemption-cost controller (COST-6).
+* :mod:`.settings` — :class:`PolicySettings`, which of these controllers a simulation runs.
 * :mod:`.simulation` — a discrete-event simulation of one ClusterQueue that replays scenarios
   through :func:`kueue_preempt.get_targets` and detects A→B→A preemption cycles.
 """
@@ -52,6 +53,7 @@ from kueue_preempt.policies.boost import (
     watch_filter,
 )
 from kueue_preempt.policies.cost import clear_cost, compute_cost, reconcile_cost
+from kueue_preempt.policies.settings import PolicySettings
 from kueue_preempt.policies.simulation import (
     SIM_CLUSTER_QUEUE,
     SIM_EPOCH,
@@ -83,6 +85,7 @@ __all__ = [
     "LabelSelectorRequirement",
     "PREEMPTED_EVICTION_REASON",
     "PhaseBoostConfig",
+    "PolicySettings",
     "PreemptionEvent",
     "ReconcileResult",
     "SIM_CLUSTER_QUEUE",
