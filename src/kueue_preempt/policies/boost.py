@@ -7,8 +7,9 @@ rule, quirks included (§18 item 13): the README's ``duration`` key is ignored, 
 annotation on an in-scope workload is removed while the computed boost is 0 (BOOST-4).
 
 The KEP's preemption-count policy (BOOST-12) is :class:`ThresholdBoostConfig`; the
-``naive`` variant (every preemption counts, no cap) exists to show, in
-:mod:`kueue_preempt.policies.simulation`, why the threshold is there. The spec leaves
+``naive`` variant (every preemption counts, no cap) exists to show, in simulations
+(:func:`kueue_preempt.sim.run.simulate`, ``tests/test_sim_boost_cycles.py``), why the threshold
+is there. The spec leaves
 "phase-based increments" to callers; :class:`PhaseBoostConfig` is this library's reading of
 them (a step function of the time since creation). :class:`WeightedBoostConfig` combines
 policies.
