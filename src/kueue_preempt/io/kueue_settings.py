@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from kueue_preempt.podgroup import LabelSelector, LabelSelectorRequirement
+from kueue_preempt.model.selectors import LabelSelector, LabelSelectorRequirement
 from kueue_preempt.io._fields import Field, Meta
 from kueue_preempt.io.objects import AdmissionCheckRule, ClusterQueueSettings, FlavorFungibility, ResourceFlavorSpec, Taint, Toleration
 

@@ -20,7 +20,7 @@ from kueue_preempt.model.flavors import (
     Toleration,
 )
 from kueue_preempt.model import PodSetUsage, Workload
-from kueue_preempt.podgroup import LabelSelector, LabelSelectorRequirement
+from kueue_preempt.model.selectors import LabelSelector
 from kueue_preempt.model.quantity import amount_input
 
 __all__ = [
@@ -70,7 +70,7 @@ def _toleration_tuple(value: Iterable[Toleration]) -> tuple[Toleration, ...]:
     return tuple(value)
 
 
-def _terms(value: Iterable[Iterable[LabelSelectorRequirement]]) -> tuple[tuple[LabelSelectorRequirement, ...], ...]:
+def _terms(value: Iterable[Iterable[NodeSelectorRequirement]]) -> tuple[tuple[NodeSelectorRequirement, ...], ...]:
     return tuple(tuple(term) for term in value)
 
 
@@ -94,7 +94,7 @@ class PodSetRequests:
     """``minCount``: partial admission (API-22, FAS-14); ``None`` = all pods or none."""
     node_selector: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_selector_map)
     """``template.spec.nodeSelector`` (FAS-5)."""
-    node_affinity: tuple[tuple[LabelSelectorRequirement, ...], ...] = attrs.field(default=(), converter=_terms)
+    node_affinity: tuple[tuple[NodeSelectorRequirement, ...], ...] = attrs.field(default=(), converter=_terms)
     """Required node affinity: the ``matchExpressions`` of each ``nodeSelectorTerms`` entry
     (terms are ORed; ``matchFields`` are dropped, FAS-5)."""
     tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_toleration_tuple)
@@ -111,7 +111,7 @@ class PodSetRequests:
         """The assigner's :class:`~kueue_preempt.model.flavors.PodSetSpec` of this pod set (FAS-1, FAS-5):
         the one mapping from a manifest's pod set to the flavors model."""
         terms = [
-            NodeSelectorTerm([NodeSelectorRequirement(r.key, r.operator, r.values) for r in term])
+            NodeSelectorTerm(term)
             for term in self.node_affinity
         ]
         return PodSetSpec(

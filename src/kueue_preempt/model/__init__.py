@@ -2,7 +2,7 @@
 
 One representation per concept: flavor-resources and quotas (:mod:`.resources`), flavors,
 resource groups and pod-set specs (:mod:`.flavors`), ClusterQueues and Cohorts
-(:mod:`.queues`), workloads (:mod:`.workload`), a decision's assignment and targets
+(:mod:`.queues`), Kubernetes label selectors (:mod:`.selectors`), workloads (:mod:`.workload`), a decision's assignment and targets
 (:mod:`.decision`) and the preemption configuration (:mod:`.config`). Quantities
 (:mod:`.quantity`), timestamps (:mod:`.time`), effective priority (:mod:`.priority`) and pod
 requests (:mod:`.pod_requests`) are modules of their own.
@@ -29,6 +29,11 @@ from kueue_preempt.model.flavors import (
     quotas_of_groups,
     quota_key_components,
     groups_of_quota_keys,
+)
+from kueue_preempt.model.selectors import (
+    SelectorOperator,
+    LabelSelectorRequirement,
+    LabelSelector,
 )
 from kueue_preempt.model.queues import (
     PreemptionPolicy,
@@ -66,6 +71,9 @@ from kueue_preempt.model.config import (
 )
 
 __all__ = [
+    "SelectorOperator",
+    "LabelSelectorRequirement",
+    "LabelSelector",
     "FlavorResource",
     "ResourceQuota",
     "Taint",

@@ -35,10 +35,7 @@ from kueue_preempt.policies.actions import (
 from kueue_preempt.policies.boost import (
     DEFAULT_NEGATIVE_BOOST,
     BoostPhase,
-    LabelSelector,
-    LabelSelectorRequirement,
     PhaseBoostConfig,
-    SelectorOperator,
     ThresholdBoostConfig,
     TimeSharingConfig,
     WeightedBoostConfig,
@@ -54,6 +51,7 @@ from kueue_preempt.policies.boost import (
     time_sharing_boost,
     watch_filter,
 )
+from kueue_preempt.model.selectors import LabelSelector, LabelSelectorRequirement, SelectorOperator
 from kueue_preempt.policies.cost import clear_cost, compute_cost, reconcile_cost
 from kueue_preempt.policies.settings import PolicySettings
 
