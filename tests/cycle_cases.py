@@ -38,7 +38,7 @@ from kueue_preempt.cycle import (
     LimitRange,
     LocalQueue,
     Namespace,
-    QueueingSettings,
+    ClusterQueueSettings,
     QueueState,
     WorkloadStatus,
     delete_workloads,
@@ -179,8 +179,9 @@ def cluster_of(case: Case) -> ClusterState:
     settings = {}
     for cq in case["clusterQueues"]:
         cqs.append(cluster_queue_of(cq))
-        settings[cq["name"]] = QueueingSettings(
-            strategy=cq.get("queueingStrategy"),
+        settings[cq["name"]] = ClusterQueueSettings(
+            cq["name"],
+            queueing_strategy=cq.get("queueingStrategy"),
             namespace_selector=_selector(cq.get("namespaceSelector")),
             stop_policy=cq.get("stopPolicy"),
         )

@@ -21,7 +21,7 @@ from kueue_preempt.cycle import (
     LocalQueue,
     Namespace,
     Outcome,
-    QueueingSettings,
+    ClusterQueueSettings,
     run_cycles,
     schedule_cycle,
 )
@@ -61,7 +61,7 @@ def clusters(draw: st.DrawFn) -> ClusterState:
                 resource_groups=[ResourceGroup(("cpu",), fqs)],
             )
         )
-        settings_[name] = QueueingSettings(strategy=draw(st.sampled_from(["BestEffortFIFO", "StrictFIFO"])))
+        settings_[name] = ClusterQueueSettings(name, queueing_strategy=draw(st.sampled_from(["BestEffortFIFO", "StrictFIFO"])))
         lqs.append(LocalQueue("ns", f"lq{i}", name))
     workloads = []
     usage: dict[tuple[str, str], int] = {}

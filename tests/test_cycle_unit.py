@@ -17,7 +17,7 @@ from kueue_preempt.cycle import (
     LocalQueue,
     Namespace,
     Outcome,
-    QueueingSettings,
+    ClusterQueueSettings,
     QueueState,
     RequeueReason,
     initial_queue_state,
@@ -76,7 +76,7 @@ def cluster(
         cohorts=extra.get("cohorts", ()),  # type: ignore[arg-type]
         namespaces=extra.get("namespaces", ()),  # type: ignore[arg-type]
         local_queues=[LocalQueue("ns", q.name, q.name) for q in queues],
-        queueing={q.name: QueueingSettings(strategy=strategy, namespace_selector=extra.get("selector", LabelSelector())) for q in queues},  # type: ignore[arg-type]
+        queueing={q.name: ClusterQueueSettings(q.name, queueing_strategy=strategy, namespace_selector=extra.get("selector", LabelSelector())) for q in queues},  # type: ignore[arg-type]
         workloads=workloads,
     )
 

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from kueue_preempt.cycle.cluster import (
     AdmissionCheckState,
+    ClusterQueueSettings,
     ClusterState,
     LimitRange,
     LocalQueue,
     Namespace,
-    QueueingSettings,
     QueueingStrategy,
     StopPolicy,
     WorkloadStatus,
@@ -44,6 +44,7 @@ from kueue_preempt.cycle.transitions import delete_workloads, notify, queue_inad
 __all__ = [
     "AdmissionCheckState",
     "ClusterQueueQueue",
+    "ClusterQueueSettings",
     "ClusterState",
     "CycleConfig",
     "CycleResult",
@@ -61,7 +62,6 @@ __all__ = [
     "Outcome",
     "PreemptorMarker",
     "QueueState",
-    "QueueingSettings",
     "QueueingStrategy",
     "RequeueReason",
     "ScanProgress",

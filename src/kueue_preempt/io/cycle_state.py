@@ -18,7 +18,7 @@ from typing import Iterable
 
 import attrs
 
-from kueue_preempt.cycle import ClusterState, LocalQueue, Namespace, QueueingSettings, WorkloadStatus
+from kueue_preempt.cycle import ClusterState, LocalQueue, Namespace, WorkloadStatus
 from kueue_preempt.model import Workload
 from kueue_preempt.io import objects as io
 from kueue_preempt.io._fields import open_object
@@ -39,10 +39,7 @@ def _workload(lw: io.LoadedWorkload) -> Workload:
 
 def cluster_state_from_dump(dump: ClusterDump, namespaces: Iterable[Namespace] = ()) -> ClusterState:
     """The cycle input of a loaded dump. ``namespaces`` empty = every namespace exists, unlabeled."""
-    settings = {s.name: s for s in dump.cluster_queue_settings}
-    queueing = {
-        s.name: QueueingSettings(s.queueing_strategy, s.namespace_selector, s.stop_policy) for s in settings.values()
-    }
+    queueing = {s.name: s for s in dump.cluster_queue_settings}
     return ClusterState(
         cluster_queues=dump.cluster_queues,
         cohorts=dump.cohorts,

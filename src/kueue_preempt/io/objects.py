@@ -20,7 +20,7 @@ from kueue_preempt.model.flavors import (
     Toleration,
 )
 from kueue_preempt.model import PodSetUsage, Workload
-from kueue_preempt.model.selectors import LabelSelector
+from kueue_preempt.model.queues import AdmissionCheckRule, ClusterQueueSettings
 from kueue_preempt.model.quantity import amount_input
 
 __all__ = [
@@ -224,12 +224,9 @@ class PriorityClass:
 
 
 # --------------------------------------------------------------------------- flavor-assignment inputs
-# ResourceFlavors, taints, tolerations and flavorFungibility are the flavors model's own types
-# (one mapping from a dump to what the assigner reads); what only queueing reads stays here.
-
-
-def _str_tuple(value: Iterable[str]) -> tuple[str, ...]:
-    return tuple(value)
+# ResourceFlavors, taints, tolerations and flavorFungibility are the flavors model's own types,
+# and a ClusterQueue's queueing settings the model's ClusterQueueSettings (one mapping from a
+# dump to what the assigner and the cycle read).
 
 
 ResourceFlavorSpec = ResourceFlavor
@@ -238,35 +235,3 @@ ResourceFlavorSpec = ResourceFlavor
 (kept under this name for callers of earlier releases)."""
 
 
-@attrs.frozen
-class AdmissionCheckRule:
-    """One admission check of a ClusterQueue (``admissionChecksStrategy`` or v1beta1
-    ``admissionChecks``); ``on_flavors`` empty = every flavor."""
-
-    name: str
-    on_flavors: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
-
-
-def _rules(value: Iterable[AdmissionCheckRule]) -> tuple[AdmissionCheckRule, ...]:
-    return tuple(value)
-
-
-@attrs.frozen
-class ClusterQueueSettings:
-    """What a ClusterQueue manifest holds besides quotas and preemption (kueue-api-fields.md
-    §1.3, API-2, API-17): queueing, stop policy, namespace selector (``None`` matches no
-    namespace; the selector type is the one PDBs use), flavor fungibility, admission checks,
-    and whether it is being deleted."""
-
-    name: str
-    queueing_strategy: str = "BestEffortFIFO"
-    stop_policy: str = "None"
-    namespace_selector: LabelSelector | None = None
-    flavor_fungibility: FlavorFungibility = FlavorFungibility()
-    admission_checks: tuple[AdmissionCheckRule, ...] = attrs.field(default=(), converter=_rules)
-    terminating: bool = False
-
-    @property
-    def active(self) -> bool:
-        """Not stopped and not being deleted (SC-ST-4; missing flavors/checks not considered)."""
-        return self.stop_policy == "None" and not self.terminating

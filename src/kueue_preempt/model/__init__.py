@@ -41,6 +41,10 @@ from kueue_preempt.model.queues import (
     ClusterQueuePreemption,
     ClusterQueue,
     Cohort,
+    QueueingStrategy,
+    StopPolicy,
+    AdmissionCheckRule,
+    ClusterQueueSettings,
 )
 from kueue_preempt.model.workload import (
     Condition,
@@ -71,6 +75,10 @@ from kueue_preempt.model.config import (
 )
 
 __all__ = [
+    "QueueingStrategy",
+    "StopPolicy",
+    "AdmissionCheckRule",
+    "ClusterQueueSettings",
     "SelectorOperator",
     "LabelSelectorRequirement",
     "LabelSelector",

@@ -1,4 +1,5 @@
-"""ClusterQueues and Cohorts: quotas, preemption policies, fair-sharing weights (DM-4..DM-6, POL-*)."""
+"""ClusterQueues and Cohorts: quotas, preemption policies, fair-sharing weights (DM-4..DM-6, POL-*),
+and a ClusterQueue's queueing settings (SC-CFG-3, kueue-api-fields.md §1.3)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,20 @@ from kueue_preempt.errors import InvalidModel
 from kueue_preempt.model.flavors import FlavorFungibility, ResourceGroup
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.model.resources import FlavorResource, ResourceQuota
+from kueue_preempt.model.selectors import LabelSelector
 
-__all__ = ["PreemptionPolicy", "BorrowWithinCohort", "ClusterQueuePreemption", "ClusterQueue", "Cohort"]
+__all__ = [
+    "PreemptionPolicy",
+    "BorrowWithinCohort",
+    "ClusterQueuePreemption",
+    "ClusterQueue",
+    "Cohort",
+    "QueueingStrategy",
+    "StopPolicy",
+    "AdmissionCheckRule",
+    "ClusterQueueSettings",
+    "to_stop_policy",
+]
 
 _Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
 
@@ -250,3 +263,94 @@ class Cohort:
                     raise InvalidModel(
                         f"Cohort {self.name!r}", f"quotas[{fr}]", "borrowing/lending limits need a parent (Q-17)"
                     )
+
+
+# --------------------------------------------------------------------------- queueing settings
+
+
+class QueueingStrategy(str, enum.Enum):
+    """``spec.queueingStrategy`` (SC-QO-4)."""
+
+    BEST_EFFORT_FIFO = "BestEffortFIFO"
+    STRICT_FIFO = "StrictFIFO"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class StopPolicy(str, enum.Enum):
+    """``spec.stopPolicy`` of a ClusterQueue or LocalQueue (SC-ST-4, SC-EV-5)."""
+
+    NONE = "None"
+    HOLD = "Hold"
+    HOLD_AND_DRAIN = "HoldAndDrain"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def to_stop_policy(value: StopPolicy | str | None) -> StopPolicy:
+    """``None`` and ``""`` are the API default, ``None`` (the policy); an unknown value is refused."""
+    if value is None or value == "":
+        return StopPolicy.NONE
+    try:
+        return StopPolicy(value)
+    except ValueError:
+        raise InvalidModel("stopPolicy", "stopPolicy", f"unknown value {value!r}") from None
+
+
+def _strategy(value: QueueingStrategy | str | None) -> QueueingStrategy:
+    if value is None or value == "":
+        return QueueingStrategy.BEST_EFFORT_FIFO
+    try:
+        return QueueingStrategy(value)
+    except ValueError:
+        raise InvalidModel("ClusterQueue", "queueingStrategy", f"unknown value {value!r}") from None
+
+
+def _str_tuple(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class AdmissionCheckRule:
+    """One admission check of a ClusterQueue (``admissionChecksStrategy`` or v1beta1
+    ``admissionChecks``); ``on_flavors`` empty = every flavor."""
+
+    name: str
+    on_flavors: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+
+
+def _rules(value: Iterable[AdmissionCheckRule]) -> tuple[AdmissionCheckRule, ...]:
+    return model_iterable(value, AdmissionCheckRule, "ClusterQueueSettings", "admission_checks")
+
+
+def _namespace_selector(value: LabelSelector | None) -> LabelSelector | None:
+    if value is not None and not isinstance(value, LabelSelector):
+        raise InvalidModel("ClusterQueueSettings", "namespace_selector", f"expected LabelSelector or None, got {type(value).__name__}")
+    return value
+
+
+@attrs.frozen
+class ClusterQueueSettings:
+    """A ClusterQueue's queueing fields, which the queue manager and the cycle read besides the
+    quota tree (:class:`ClusterQueue`) — kueue-api-fields.md §1.3, API-2, API-17, SC-CFG-3.
+
+    ``namespace_selector``: ``None`` selects no namespace (a manifest without the field reads
+    so, SC-CFG-3); the default ``LabelSelector()`` selects every namespace, as Kueue's test
+    wrappers build ClusterQueues. ``admission_checks`` are names only: no check is evaluated
+    (SC-AD-3). ``terminating``: the ClusterQueue is being deleted. Flavor fungibility is read
+    by the flavor assigner, so it is :attr:`ClusterQueue.flavor_fungibility`.
+    """
+
+    name: str
+    queueing_strategy: QueueingStrategy = attrs.field(default=QueueingStrategy.BEST_EFFORT_FIFO, converter=_strategy)
+    stop_policy: StopPolicy = attrs.field(default=StopPolicy.NONE, converter=to_stop_policy)
+    namespace_selector: LabelSelector | None = attrs.field(factory=LabelSelector, converter=_namespace_selector)
+    admission_checks: tuple[AdmissionCheckRule, ...] = attrs.field(default=(), converter=_rules)
+    terminating: bool = False
+
+    @property
+    def active(self) -> bool:
+        """Not stopped and not being deleted (SC-ST-4; missing flavors/checks not considered)."""
+        return self.stop_policy is StopPolicy.NONE and not self.terminating
