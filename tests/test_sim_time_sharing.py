@@ -23,7 +23,8 @@ from kueue_preempt.cycle import ClusterState, CycleConfig
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.io import ClusterDump, parse_documents
 from kueue_preempt.io.cycle_state import cluster_state_from_objects
-from kueue_preempt.policies.boost import LabelSelector, ThresholdBoostConfig, TimeSharingConfig
+from kueue_preempt.model import LabelSelector
+from kueue_preempt.policies.boost import ThresholdBoostConfig, TimeSharingConfig
 from kueue_preempt.model.priority import BOOST_ANNOTATION
 from kueue_preempt.sim import ArrivalsFile, parse_arrivals, resolve_arrivals
 from kueue_preempt.sim.api_model import ApiModel

@@ -25,7 +25,8 @@ import attrs
 from kueue_preempt.errors import DuplicateName, InvalidModel, InvalidQuantity
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model.quantity import request_amount
-from kueue_preempt.model.selectors import LabelSelector
+# The selector types are the model's; re-exported here for callers of earlier releases.
+from kueue_preempt.model.selectors import LabelSelector, LabelSelectorRequirement
 
 __all__ = [
     "INT32_MIN",
@@ -39,6 +40,8 @@ __all__ = [
     "PodDisruptionBudget",
     "PodGroupPreemptor",
     "parse_timestamp_ns",
+    "LabelSelectorRequirement",
+    "LabelSelector",
 ]
 
 INT32_MIN = -(2**31)

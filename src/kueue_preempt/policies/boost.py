@@ -33,7 +33,8 @@ from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.model import Workload
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.model.priority import BOOST_ANNOTATION, base_priority
-from kueue_preempt.model.selectors import LabelSelector
+# The selector types are the model's; re-exported here for callers of earlier releases.
+from kueue_preempt.model.selectors import LabelSelector, LabelSelectorRequirement, SelectorOperator
 from kueue_preempt.policies.actions import (
     AnnotationAction,
     BoostDecision,
@@ -63,6 +64,9 @@ __all__ = [
     "WeightedBoostConfig",
     "combine_boosts",
     "reconcile_boost",
+    "SelectorOperator",
+    "LabelSelectorRequirement",
+    "LabelSelector",
 ]
 
 DEFAULT_NEGATIVE_BOOST = 100_000

@@ -42,7 +42,7 @@ from kueue_preempt.policies.boost import ThresholdBoostConfig, TimeSharingConfig
 from kueue_preempt.policies.settings import PolicySettings
 from kueue_preempt.model.quantity import quota_amount
 
-__all__ = ["Scenario", "SweepPath", "SweepPathError", "parse_path", "apply_value", "parse_window"]
+__all__ = ["PolicySettings", "Scenario", "SweepPath", "SweepPathError", "parse_path", "apply_value", "parse_window"]
 
 
 class SweepPathError(ConfigurationError):
