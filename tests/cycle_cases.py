@@ -197,7 +197,7 @@ def cluster_of(case: Case) -> ClusterState:
         cohorts=cohorts,
         flavors=flavors,
         namespaces=[Namespace(n["name"], n.get("labels") or {}) for n in case.get("namespaces") or ()],
-        local_queues=[LocalQueue(q["namespace"], q["name"], q["clusterQueue"], q.get("stopPolicy")) for q in case["localQueues"]],
+        local_queues=[LocalQueue(namespace=q["namespace"], name=q["name"], cluster_queue=q["clusterQueue"], stop_policy=q.get("stopPolicy")) for q in case["localQueues"]],
         queueing=settings,
         limit_ranges=[
             LimitRange(

@@ -62,7 +62,7 @@ def clusters(draw: st.DrawFn) -> ClusterState:
             )
         )
         settings_[name] = ClusterQueueSettings(name, queueing_strategy=draw(st.sampled_from(["BestEffortFIFO", "StrictFIFO"])))
-        lqs.append(LocalQueue("ns", f"lq{i}", name))
+        lqs.append(LocalQueue(namespace="ns", name=f"lq{i}", cluster_queue=name))
     workloads = []
     usage: dict[tuple[str, str], int] = {}
     for j in range(draw(st.integers(0, 5))):  # admitted, each within its queue's nominal

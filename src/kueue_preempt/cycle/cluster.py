@@ -19,7 +19,7 @@ from kueue_preempt.model.time import to_optional_time
 from kueue_preempt.errors import InvalidModel
 from kueue_preempt.model.flavors import ResourceFlavor
 from kueue_preempt.model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
-from kueue_preempt.model.queues import ClusterQueueSettings, QueueingStrategy, StopPolicy, to_stop_policy
+from kueue_preempt.model.queues import ClusterQueueSettings, LocalQueue, QueueingStrategy, StopPolicy
 
 __all__ = [
     "QueueingStrategy",
@@ -44,20 +44,6 @@ class Namespace:
 
     name: str
     labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_labels)
-
-
-@attrs.frozen
-class LocalQueue:
-    """``namespace/name`` pointing at a ClusterQueue (SC-ST-1)."""
-
-    namespace: str
-    name: str
-    cluster_queue: str
-    stop_policy: StopPolicy = attrs.field(default=StopPolicy.NONE, converter=to_stop_policy)
-
-    @property
-    def key(self) -> str:
-        return f"{self.namespace}/{self.name}"
 
 
 def _amounts(value: Mapping[str, int]) -> FrozenMap[str, int]:

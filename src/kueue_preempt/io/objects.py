@@ -20,7 +20,7 @@ from kueue_preempt.model.flavors import (
     Toleration,
 )
 from kueue_preempt.model import PodSetUsage, Workload
-from kueue_preempt.model.queues import AdmissionCheckRule, ClusterQueueSettings
+from kueue_preempt.model.queues import AdmissionCheckRule, ClusterQueueSettings, LocalQueue
 from kueue_preempt.model.quantity import amount_input
 
 __all__ = [
@@ -35,23 +35,6 @@ __all__ = [
     "Taint",
     "Toleration",
 ]
-
-
-@attrs.frozen
-class LocalQueue:
-    """A namespaced queue that points pending workloads (``spec.queueName``) at a ClusterQueue."""
-
-    name: str
-    namespace: str
-    cluster_queue: str
-    stop_policy: str = "None"
-    """``spec.stopPolicy``: ``None``, ``Hold`` or ``HoldAndDrain`` (API-19)."""
-    fair_weight: float = 1.0
-    """``spec.fairSharing.weight`` (not validated by Kueue, SC-AFS-3)."""
-
-    @property
-    def key(self) -> str:
-        return f"{self.namespace}/{self.name}"
 
 
 def _amounts(value: Mapping[str, int | str]) -> FrozenMap[str, int]:

@@ -45,6 +45,7 @@ from kueue_preempt.model.queues import (
     StopPolicy,
     AdmissionCheckRule,
     ClusterQueueSettings,
+    LocalQueue,
 )
 from kueue_preempt.model.workload import (
     Condition,
@@ -79,6 +80,7 @@ __all__ = [
     "StopPolicy",
     "AdmissionCheckRule",
     "ClusterQueueSettings",
+    "LocalQueue",
     "SelectorOperator",
     "LabelSelectorRequirement",
     "LabelSelector",

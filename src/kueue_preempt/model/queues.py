@@ -27,6 +27,7 @@ __all__ = [
     "StopPolicy",
     "AdmissionCheckRule",
     "ClusterQueueSettings",
+    "LocalQueue",
     "to_stop_policy",
 ]
 
@@ -354,3 +355,22 @@ class ClusterQueueSettings:
     def active(self) -> bool:
         """Not stopped and not being deleted (SC-ST-4; missing flavors/checks not considered)."""
         return self.stop_policy is StopPolicy.NONE and not self.terminating
+
+
+@attrs.frozen(kw_only=True)
+class LocalQueue:
+    """A namespaced queue that points pending workloads (``spec.queueName``) at a ClusterQueue
+    (SC-ST-1). Keyword construction only: releases before this one had two LocalQueue types
+    with ``name`` and ``namespace`` in opposite positional orders."""
+
+    namespace: str
+    name: str
+    cluster_queue: str
+    stop_policy: StopPolicy = attrs.field(default=StopPolicy.NONE, converter=to_stop_policy)
+    """``spec.stopPolicy``: ``None``, ``Hold`` or ``HoldAndDrain`` (API-19, SC-ST-4)."""
+    fair_weight: float = 1.0
+    """``spec.fairSharing.weight`` (not validated by Kueue, SC-AFS-3)."""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
