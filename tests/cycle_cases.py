@@ -31,7 +31,7 @@ from kueue_preempt.cycle import (
     LimitRange,
     LocalQueue,
     Namespace,
-    QueueingSettings,
+    ClusterQueueSettings,
     QueueState,
     WorkloadStatus,
     delete_workloads,
@@ -172,8 +172,9 @@ def cluster_of(case: Case) -> ClusterState:
     settings = {}
     for cq in case["clusterQueues"]:
         cqs.append(cluster_queue_of(cq))
-        settings[cq["name"]] = QueueingSettings(
-            strategy=cq.get("queueingStrategy"),
+        settings[cq["name"]] = ClusterQueueSettings(
+            cq["name"],
+            queueing_strategy=cq.get("queueingStrategy"),
             namespace_selector=_selector(cq.get("namespaceSelector")),
             stop_policy=cq.get("stopPolicy"),
         )
@@ -189,7 +190,7 @@ def cluster_of(case: Case) -> ClusterState:
         cohorts=cohorts,
         flavors=flavors,
         namespaces=[Namespace(n["name"], n.get("labels") or {}) for n in case.get("namespaces") or ()],
-        local_queues=[LocalQueue(q["namespace"], q["name"], q["clusterQueue"], q.get("stopPolicy")) for q in case["localQueues"]],
+        local_queues=[LocalQueue(namespace=q["namespace"], name=q["name"], cluster_queue=q["clusterQueue"], stop_policy=q.get("stopPolicy")) for q in case["localQueues"]],
         queueing=settings,
         limit_ranges=[
             LimitRange(

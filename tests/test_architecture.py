@@ -48,20 +48,8 @@ def _lint_imports(contract: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     "contract",
     [
-        pytest.param(
-            "layers",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="sim imports sweep: sim.run -> sweep.run (l.22), sim.run -> sweep.scenario (l.23)",
-            ),
-        ),
-        pytest.param(
-            "acyclic",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="folder circle sim <-> sweep: sim.run -> sweep.run, sweep.scenario; sweep.backends -> sim.errors",
-            ),
-        ),
+        "layers",
+        "acyclic",
         "library-not-testing",
         "private-modules",
     ],
@@ -87,10 +75,6 @@ def test_no_import_cycle_between_modules() -> None:
     assert cycles == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="folder circle sim <-> sweep: sim.run -> sweep.run, sweep.scenario; sweep.backends -> sim.errors",
-)
 @needs_linter
 def test_no_import_cycle_between_folders() -> None:
     """Collapse every module to its folder (package); the folder graph has no circle either."""

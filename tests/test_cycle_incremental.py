@@ -32,7 +32,7 @@ from kueue_preempt.sim.run import controllers_for, with_policy
 from kueue_preempt.kperf.run import scenario_inputs
 from kueue_preempt.kperf.scenario import build_scenario, parse_scenario
 from kueue_preempt.sim.output.timeline import Admitted, Preempted
-from kueue_preempt.sweep.scenario import PolicySettings
+from kueue_preempt.policies import PolicySettings
 
 from scenario_texts import scenario_texts
 

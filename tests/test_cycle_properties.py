@@ -21,7 +21,7 @@ from kueue_preempt.cycle import (
     LocalQueue,
     Namespace,
     Outcome,
-    QueueingSettings,
+    ClusterQueueSettings,
     run_cycles,
     schedule_cycle,
 )
@@ -61,8 +61,8 @@ def clusters(draw: st.DrawFn) -> ClusterState:
                 resource_groups=[ResourceGroup(("cpu",), fqs)],
             )
         )
-        settings_[name] = QueueingSettings(strategy=draw(st.sampled_from(["BestEffortFIFO", "StrictFIFO"])))
-        lqs.append(LocalQueue("ns", f"lq{i}", name))
+        settings_[name] = ClusterQueueSettings(name, queueing_strategy=draw(st.sampled_from(["BestEffortFIFO", "StrictFIFO"])))
+        lqs.append(LocalQueue(namespace="ns", name=f"lq{i}", cluster_queue=name))
     workloads = []
     usage: dict[tuple[str, str], int] = {}
     for j in range(draw(st.integers(0, 5))):  # admitted, each within its queue's nominal

@@ -18,7 +18,7 @@ from kueue_preempt.cycle import (
     LocalQueue,
     Namespace,
     Outcome,
-    QueueingSettings,
+    ClusterQueueSettings,
     QueueState,
     RequeueReason,
     initial_queue_state,
@@ -76,8 +76,8 @@ def cluster(
         cluster_queues=queues,
         cohorts=extra.get("cohorts", ()),  # type: ignore[arg-type]
         namespaces=extra.get("namespaces", ()),  # type: ignore[arg-type]
-        local_queues=[LocalQueue("ns", q.name, q.name) for q in queues],
-        queueing={q.name: QueueingSettings(strategy=strategy, namespace_selector=extra.get("selector", LabelSelector())) for q in queues},  # type: ignore[arg-type]
+        local_queues=[LocalQueue(namespace="ns", name=q.name, cluster_queue=q.name) for q in queues],
+        queueing={q.name: ClusterQueueSettings(q.name, queueing_strategy=strategy, namespace_selector=extra.get("selector", LabelSelector())) for q in queues},  # type: ignore[arg-type]
         workloads=workloads,
     )
 
@@ -227,7 +227,7 @@ def test_inputs_are_not_mutated() -> None:
 
 def test_unknown_queue_never_a_head() -> None:
     """SC-ST-1: a LocalQueue pointing to a missing ClusterQueue queues nothing."""
-    c = attrs.evolve(cluster([cq("q", 4)], [pending("w", "nowhere", 1, 0)]), local_queues=[LocalQueue("ns", "nowhere", "gone")])
+    c = attrs.evolve(cluster([cq("q", 4)], [pending("w", "nowhere", 1, 0)]), local_queues=[LocalQueue(namespace="ns", name="nowhere", cluster_queue="gone")])
     assert initial_queue_state(c) == QueueState()
     assert schedule_cycle(c, None, now=NOW).attempt is None
 

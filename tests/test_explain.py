@@ -82,7 +82,7 @@ def test_explain_names_the_targets_the_cycle_preempts() -> None:
     assert e.mode is FlavorAssignmentMode.PREEMPT and e.outcome is Outcome.TARGETS
     assert e.preempt == frozenset({CPU}) and e.requests[CPU] == 4000
     cluster = ClusterState(
-        cluster_queues=QUEUES, cohorts=[Cohort("co")], local_queues=[LocalQueue("ns", "a", "a")],
+        cluster_queues=QUEUES, cohorts=[Cohort("co")], local_queues=[LocalQueue(namespace="ns", name="a", cluster_queue="a")],
         workloads=[*RUNNING, _pending(4)],
     )  # fmt: skip
     result = schedule_cycle(cluster, now=NOW)

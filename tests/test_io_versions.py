@@ -109,9 +109,10 @@ def test_cohort_lending_limit_may_exceed_its_nominal_but_a_cluster_queues_may_no
 
 def test_cluster_queue_defaults_applied_like_the_api_server() -> None:
     """API-2, API-5: absent fields read as the API server fills them."""
-    (settings,) = load(cq()).cluster_queue_settings
+    dump = load(cq())
+    (settings,) = dump.cluster_queue_settings
     assert (settings.queueing_strategy, settings.stop_policy) == ("BestEffortFIFO", "None")
-    assert settings.flavor_fungibility == FlavorFungibility("MayStopSearch", "TryNextFlavor", None)
+    assert dump.cluster_queues[0].flavor_fungibility == FlavorFungibility("MayStopSearch", "TryNextFlavor", None)
     assert settings.namespace_selector is None  # null matches no namespace
     assert settings.active and settings.admission_checks == ()
 
@@ -125,10 +126,11 @@ def test_cluster_queue_settings_are_read() -> None:
         admissionChecksStrategy={"admissionChecks": [{"name": "prov", "onFlavors": ["spot"]}]},
     )
     obj["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
-    (s,) = load(obj).cluster_queue_settings
+    dump = load(obj)
+    (s,) = dump.cluster_queue_settings
     assert s.queueing_strategy == "StrictFIFO" and not s.active and s.terminating
     assert s.namespace_selector is not None and dict(s.namespace_selector.match_labels) == {"team": "a"}
-    assert s.flavor_fungibility.preference == "PreemptionOverBorrowing"
+    assert dump.cluster_queues[0].flavor_fungibility.preference == "PreemptionOverBorrowing"
     assert s.admission_checks == (AdmissionCheckRule("prov", ("spot",)),)
     assert load(cq(namespaceSelector={})).cluster_queue_settings[0].namespace_selector == LabelSelector()
 
@@ -138,7 +140,7 @@ def test_v1beta1_cluster_queue_conversions() -> None:
     obj = cq("v1beta1", cohort="org", flavorFungibility={"whenCanBorrow": "Borrow", "whenCanPreempt": "Preempt"}, admissionChecks=["a", "b"])
     dump = load(obj)
     (s,) = dump.cluster_queue_settings
-    assert s.flavor_fungibility == FlavorFungibility("MayStopSearch", "MayStopSearch")
+    assert dump.cluster_queues[0].flavor_fungibility == FlavorFungibility("MayStopSearch", "MayStopSearch")
     assert s.admission_checks == (AdmissionCheckRule("a"), AdmissionCheckRule("b"))
     assert dump.cluster_queues[0].cohort == "org"
 

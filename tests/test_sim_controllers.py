@@ -22,10 +22,12 @@ from kueue_preempt.sim.controllers import BoostController, CostController
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler
 from kueue_preempt.sim.engine import SimulationOptions, run_simulation
 from kueue_preempt.sim.output.metrics import summarize
-from kueue_preempt.sim.run import SimulationEvaluator, simulate, with_policy
+from kueue_preempt.sim.run import simulate, with_policy
+from kueue_preempt.sweep.evaluate import SimulationEvaluator
 from kueue_preempt.sim.output.timeline import Admitted, Preempted
 from kueue_preempt.cycle import CycleConfig
-from kueue_preempt.sweep import LocalBackend, PolicySettings, Scenario, parse_vary, run_sweep
+from kueue_preempt.policies import PolicySettings
+from kueue_preempt.sweep import LocalBackend, Scenario, parse_vary, run_sweep
 from test_sim_cycle import DUMP, STATE
 from test_sim_engine import FakeScheduler
 from sim_dump import small_dump

@@ -15,7 +15,7 @@ from kueue_preempt.sim import Arrivals, parse_arrivals, resolve_arrivals
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler, cluster_state_for
 from kueue_preempt.sim.engine import SimulationOptions, run_simulation
 from kueue_preempt.sim.output.metrics import summarize
-from kueue_preempt.sim.run import SimulationEvaluator
+from kueue_preempt.sweep.evaluate import SimulationEvaluator
 from kueue_preempt.sim.output.timeline import event_json
 from kueue_preempt.sweep import DaskBackend, LocalBackend, Scenario, apply_value, parse_vary, run_sweep
 import sim_dump

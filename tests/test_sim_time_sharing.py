@@ -23,7 +23,8 @@ from kueue_preempt.cycle import ClusterState, CycleConfig
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.io import ClusterDump, parse_documents
 from kueue_preempt.io.cycle_state import cluster_state_from_objects
-from kueue_preempt.policies.boost import LabelSelector, ThresholdBoostConfig, TimeSharingConfig
+from kueue_preempt.model import LabelSelector
+from kueue_preempt.policies.boost import ThresholdBoostConfig, TimeSharingConfig
 from kueue_preempt.model.priority import BOOST_ANNOTATION
 from kueue_preempt.sim import ArrivalsFile, parse_arrivals, resolve_arrivals
 from kueue_preempt.sim.api_model import ApiModel
@@ -31,9 +32,11 @@ from kueue_preempt.sim.controllers import TimeSharingController
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler
 from kueue_preempt.sim.engine import SimulationOptions, SimulationResult, run_simulation
 from kueue_preempt.sim.reference_scheduler import ReferenceCycleScheduler
-from kueue_preempt.sim.run import SimulationEvaluator, controllers_for, simulate, with_policy
+from kueue_preempt.sim.run import controllers_for, simulate, with_policy
+from kueue_preempt.sweep.evaluate import SimulationEvaluator
 from kueue_preempt.sim.output.timeline import Admitted, Preempted, event_json
-from kueue_preempt.sweep import LocalBackend, PolicySettings, Scenario, SweepPathError, apply_value, parse_vary, run_sweep
+from kueue_preempt.policies import PolicySettings
+from kueue_preempt.sweep import LocalBackend, Scenario, SweepPathError, apply_value, parse_vary, run_sweep
 from kueue_preempt.sweep.scenario import parse_window
 
 API = "kueue.x-k8s.io/v1beta2"

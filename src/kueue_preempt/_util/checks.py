@@ -11,7 +11,7 @@ is the function).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Callable, Literal, TypeVar
+from typing import Any, Callable, TypeVar
 
 from kueue_preempt.errors import InvalidArgument, InvalidModel
 

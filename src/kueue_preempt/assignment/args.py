@@ -9,7 +9,7 @@ again with counts they computed themselves) then run on checked, normalised valu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import datetime
 import attrs
 

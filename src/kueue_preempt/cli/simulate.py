@@ -34,10 +34,11 @@ from kueue_preempt.sim.output.metrics import summarize
 from kueue_preempt.sim.output.plots import PLOT_FORMATS, write_plots
 from kueue_preempt.sim.progress import ProgressBar
 from kueue_preempt.sim.output.report import summary_json, summary_table
-from kueue_preempt.sim.run import DEFAULT_METRICS, SimulationEvaluator, simulate
+from kueue_preempt.sim.run import simulate
 from kueue_preempt.sim.output.timeline import write_timeline
 from kueue_preempt.policies.boost import ThresholdBoostConfig, TimeSharingConfig
-from kueue_preempt.sweep import DaskBackend, LocalBackend, PolicySettings, Scenario, parse_vary, run_sweep, sweep_json, sweep_table
+from kueue_preempt.policies.settings import PolicySettings
+from kueue_preempt.sweep import DEFAULT_METRICS, DaskBackend, LocalBackend, Scenario, SimulationEvaluator, parse_vary, run_sweep, sweep_json, sweep_table
 from kueue_preempt.sweep.scenario import parse_window
 from kueue_preempt.sweep.backends import Backend
 

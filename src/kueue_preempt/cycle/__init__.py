@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from kueue_preempt.cycle.cluster import (
     AdmissionCheckState,
+    ClusterQueueSettings,
     ClusterState,
     LimitRange,
     LocalQueue,
     Namespace,
-    QueueingSettings,
     QueueingStrategy,
     StopPolicy,
     WorkloadStatus,
@@ -47,6 +47,7 @@ __all__ = [
     "sort_pending",
     "AdmissionCheckState",
     "ClusterQueueQueue",
+    "ClusterQueueSettings",
     "ClusterState",
     "CycleConfig",
     "CycleResult",
@@ -64,7 +65,6 @@ __all__ = [
     "Outcome",
     "PreemptorMarker",
     "QueueState",
-    "QueueingSettings",
     "QueueingStrategy",
     "RequeueReason",
     "ScanProgress",

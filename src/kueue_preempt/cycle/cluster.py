@@ -3,13 +3,12 @@
 The quota tree itself is the library's :class:`~kueue_preempt.model.ClusterQueue` /
 :class:`~kueue_preempt.model.Cohort` model; this module adds what only the queue manager and
 the scheduler read: namespaces and their labels, LocalQueues, each ClusterQueue's queueing
-strategy, namespace selector and stop policy, LimitRanges, and the per-workload status fields
+settings (the model's :class:`~kueue_preempt.model.ClusterQueueSettings`), LimitRanges, and the per-workload status fields
 a cycle reads and writes (generation, ``spec.active``, admission checks, ``resourceRequests``).
 """
 
 from __future__ import annotations
 
-import enum
 from datetime import datetime
 from typing import Iterable, Mapping
 
@@ -20,52 +19,19 @@ from kueue_preempt.model.time import to_optional_time
 from kueue_preempt.errors import InvalidModel
 from kueue_preempt.model.flavors import ResourceFlavor
 from kueue_preempt.model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
-from kueue_preempt.cycle.selectors import LabelSelector
+from kueue_preempt.model.queues import ClusterQueueSettings, LocalQueue, QueueingStrategy, StopPolicy
 
 __all__ = [
     "QueueingStrategy",
     "StopPolicy",
     "Namespace",
     "LocalQueue",
-    "QueueingSettings",
+    "ClusterQueueSettings",
     "LimitRange",
     "AdmissionCheckState",
     "WorkloadStatus",
     "ClusterState",
 ]
-
-
-class QueueingStrategy(str, enum.Enum):
-    """``spec.queueingStrategy`` (SC-QO-4)."""
-
-    BEST_EFFORT_FIFO = "BestEffortFIFO"
-    STRICT_FIFO = "StrictFIFO"
-
-
-class StopPolicy(str, enum.Enum):
-    """``spec.stopPolicy`` of a ClusterQueue or LocalQueue (SC-ST-4, SC-EV-5)."""
-
-    NONE = "None"
-    HOLD = "Hold"
-    HOLD_AND_DRAIN = "HoldAndDrain"
-
-
-def _stop(value: StopPolicy | str | None) -> StopPolicy:
-    if value is None or value == "":
-        return StopPolicy.NONE
-    try:
-        return StopPolicy(value)
-    except ValueError:
-        raise InvalidModel("stopPolicy", "stopPolicy", f"unknown value {value!r}") from None
-
-
-def _strategy(value: QueueingStrategy | str | None) -> QueueingStrategy:
-    if value is None or value == "":
-        return QueueingStrategy.BEST_EFFORT_FIFO
-    try:
-        return QueueingStrategy(value)
-    except ValueError:
-        raise InvalidModel("ClusterQueue", "queueingStrategy", f"unknown value {value!r}") from None
 
 
 def _labels(value: Mapping[str, str]) -> FrozenMap[str, str]:
@@ -78,33 +44,6 @@ class Namespace:
 
     name: str
     labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_labels)
-
-
-@attrs.frozen
-class LocalQueue:
-    """``namespace/name`` pointing at a ClusterQueue (SC-ST-1)."""
-
-    namespace: str
-    name: str
-    cluster_queue: str
-    stop_policy: StopPolicy = attrs.field(default=StopPolicy.NONE, converter=_stop)
-
-    @property
-    def key(self) -> str:
-        return f"{self.namespace}/{self.name}"
-
-
-@attrs.frozen
-class QueueingSettings:
-    """The ClusterQueue fields only the queue manager and the cycle read (SC-CFG-3).
-
-    ``namespace_selector=None`` selects no namespace; the default ``LabelSelector()`` selects
-    all. ``admission_checks`` are names only: no check is evaluated (SC-AD-3).
-    """
-
-    strategy: QueueingStrategy = attrs.field(default=QueueingStrategy.BEST_EFFORT_FIFO, converter=_strategy)
-    namespace_selector: LabelSelector | None = attrs.field(factory=LabelSelector)
-    stop_policy: StopPolicy = attrs.field(default=StopPolicy.NONE, converter=_stop)
 
 
 def _amounts(value: Mapping[str, int]) -> FrozenMap[str, int]:
@@ -200,8 +139,14 @@ def _classes(value: Iterable[WorkloadPriorityClass]) -> tuple[WorkloadPriorityCl
     return tuple(value)
 
 
-def _settings(value: Mapping[str, QueueingSettings]) -> FrozenMap[str, QueueingSettings]:
-    return frozen_map(value)
+def _settings(value: Mapping[str, ClusterQueueSettings] | Iterable[ClusterQueueSettings]) -> FrozenMap[str, ClusterQueueSettings]:
+    items = list(value.items()) if isinstance(value, Mapping) else [(s.name, s) for s in value]
+    for name, settings in items:
+        if not isinstance(settings, ClusterQueueSettings):
+            raise InvalidModel("ClusterState", f"queueing[{name}]", f"expected ClusterQueueSettings, got {type(settings).__name__}")
+        if settings.name != name:
+            raise InvalidModel("ClusterState", f"queueing[{name}]", f"holds the settings of ClusterQueue {settings.name!r}")
+    return frozen_map(dict(items))
 
 
 def _statuses(value: Mapping[str, WorkloadStatus]) -> FrozenMap[str, WorkloadStatus]:
@@ -226,7 +171,7 @@ class ClusterState:
     flavors: tuple[ResourceFlavor, ...] = attrs.field(default=(), converter=_flavors)
     namespaces: tuple[Namespace, ...] = attrs.field(default=(), converter=_namespaces)
     local_queues: tuple[LocalQueue, ...] = attrs.field(default=(), converter=_lqs)
-    queueing: FrozenMap[str, QueueingSettings] = attrs.field(factory=FrozenMap, converter=_settings)
+    queueing: FrozenMap[str, ClusterQueueSettings] = attrs.field(factory=FrozenMap, converter=_settings)
     limit_ranges: tuple[LimitRange, ...] = attrs.field(default=(), converter=_ranges)
     workloads: tuple[Workload, ...] = attrs.field(default=(), converter=_workloads)
     statuses: FrozenMap[str, WorkloadStatus] = attrs.field(factory=FrozenMap, converter=_statuses)
@@ -235,9 +180,10 @@ class ClusterState:
     def status(self, key: str) -> WorkloadStatus:
         return self.statuses.get(key) or _DEFAULT_STATUS
 
-    def settings(self, cq: str) -> QueueingSettings:
-        return self.queueing.get(cq) or _DEFAULT_SETTINGS
+    def settings(self, cq: str) -> ClusterQueueSettings:
+        """The queueing settings of ClusterQueue ``cq``; the defaults when ``queueing`` has none."""
+        found = self.queueing.get(cq)
+        return found if found is not None else ClusterQueueSettings(cq)
 
 
 _DEFAULT_STATUS = WorkloadStatus()
-_DEFAULT_SETTINGS = QueueingSettings()

@@ -209,7 +209,7 @@ class CycleState:
         before = self.qmap.get(cq)
         q = before or _EMPTY
         parked = (
-            self._static.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO
+            self._static.settings(cq).queueing_strategy is QueueingStrategy.BEST_EFFORT_FIFO
             and self.config.scheduling_equivalence_hashing
             and shape_hash(workload, self.config) in q.failed_hashes
         )
@@ -267,7 +267,7 @@ class CycleState:
         q = before or _EMPTY
         expired = self._backoff_expired(new, now)
         target_active = expired
-        if target_active and self._static.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO and q.failed_hashes:
+        if target_active and self._static.settings(cq).queueing_strategy is QueueingStrategy.BEST_EFFORT_FIFO and q.failed_hashes:
             target_active = shape_hash(new, hash_config or CycleConfig()) not in q.failed_hashes
             if not target_active and notify_self and expired and self._same_tree(cq, charged_cq):
                 target_active = self._namespace_matches(new, cq)

@@ -1,20 +1,19 @@
 """A ClusterQueue's ``namespaceSelector`` (SC-CFG-3, SC-NOM-1 3b).
 
-The selector type is the project's Kubernetes ``LabelSelector`` (:mod:`kueue_preempt.podgroup`,
-also what the manifest loader builds). What is particular to a namespace selector: ``None``
-selects no namespace, the empty selector selects every namespace, and an invalid selector
-(which the API server would reject) selects nothing.
+The selector type is the model's Kubernetes :class:`~kueue_preempt.model.selectors.LabelSelector`
+(the empty selector selects every namespace, an invalid one none). What is particular to a
+namespace selector: ``None`` (absent) selects no namespace.
 """
 
 from __future__ import annotations
 
 from typing import Mapping
 
-from kueue_preempt.podgroup import LabelSelector, LabelSelectorRequirement
+from kueue_preempt.model.selectors import LabelSelector, LabelSelectorRequirement
 
 __all__ = ["LabelSelector", "LabelSelectorRequirement", "selects"]
 
 
 def selects(selector: LabelSelector | None, labels: Mapping[str, str]) -> bool:
     """SC-CFG-3: a null selector selects nothing."""
-    return selector is not None and selector.is_valid and selector.matches(labels)
+    return selector is not None and selector.matches(labels)

@@ -328,7 +328,7 @@ def initial_queue_state(cluster: ClusterState, config: CycleConfig = CycleConfig
         marker = None
         if cq in waiting:
             key = waiting[cq][1]
-            sticky = cluster.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO
+            sticky = cluster.settings(cq).queueing_strategy is QueueingStrategy.BEST_EFFORT_FIFO
             marker = PreemptorMarker(key, cluster.status(key).generation, sticky)
         queues[cq] = ClusterQueueQueue(active=keys, preemptor=marker)
     return QueueState(queues=queues)
@@ -911,7 +911,7 @@ class CycleBookkeeping:
             self.qmap[cq] = q.without(e.key)
             self.progress.pop(e.key, None)
             return None
-        strategy = self.c.state.settings(cq).strategy
+        strategy = self.c.state.settings(cq).queueing_strategy
         if e.requeue_reason is RequeueReason.PENDING_PREEMPTION:
             q = attrs.evolve(
                 q,

@@ -137,7 +137,7 @@ def release_evicted(
             continue
         q = qs.get(cq) or ClusterQueueQueue()
         target_active = backoff_expired(w.conditions, new_cluster.status(key).requeue_at, now)
-        if target_active and new_cluster.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO and q.failed_hashes:
+        if target_active and new_cluster.settings(cq).queueing_strategy is QueueingStrategy.BEST_EFFORT_FIFO and q.failed_hashes:
             # SC-RQ-1: an arrival with the shape of a parked NoFit head is parked with it.
             target_active = shape_hash(w, config) not in q.failed_hashes
         if target_active:

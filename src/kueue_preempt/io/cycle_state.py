@@ -18,7 +18,7 @@ from typing import Iterable
 
 import attrs
 
-from kueue_preempt.cycle import ClusterState, LocalQueue, Namespace, QueueingSettings, WorkloadStatus
+from kueue_preempt.cycle import ClusterState, Namespace, WorkloadStatus
 from kueue_preempt.model import Workload
 from kueue_preempt.io import objects as io
 from kueue_preempt.io._fields import open_object
@@ -39,16 +39,13 @@ def _workload(lw: io.LoadedWorkload) -> Workload:
 
 def cluster_state_from_dump(dump: ClusterDump, namespaces: Iterable[Namespace] = ()) -> ClusterState:
     """The cycle input of a loaded dump. ``namespaces`` empty = every namespace exists, unlabeled."""
-    settings = {s.name: s for s in dump.cluster_queue_settings}
-    queueing = {
-        s.name: QueueingSettings(s.queueing_strategy, s.namespace_selector, s.stop_policy) for s in settings.values()
-    }
+    queueing = {s.name: s for s in dump.cluster_queue_settings}
     return ClusterState(
         cluster_queues=dump.cluster_queues,
         cohorts=dump.cohorts,
         flavors=dump.flavors(),
         namespaces=namespaces,
-        local_queues=[LocalQueue(lq.namespace, lq.name, lq.cluster_queue, lq.stop_policy) for lq in dump.local_queues],
+        local_queues=dump.local_queues,
         queueing=queueing,
         workloads=[_workload(lw) for lw in dump.workloads],
         statuses={lw.key: WorkloadStatus(active=False) for lw in dump.workloads if not lw.active},

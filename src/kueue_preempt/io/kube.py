@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import attrs
 
+from kueue_preempt.model.selectors import LabelSelector, LabelSelectorRequirement
 from kueue_preempt.podgroup import (
     CompositePodGroup,
-    LabelSelector,
-    LabelSelectorRequirement,
     Node,
     Pod,
     PodDisruptionBudget,

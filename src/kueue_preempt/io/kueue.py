@@ -33,7 +33,8 @@ from kueue_preempt.model import (
 from kueue_preempt.model.quantity import quota_amount
 from kueue_preempt.io._fields import Field, Meta, ParseContext, open_object
 from kueue_preempt.io.kueue_settings import check_resource_group_shape, cluster_queue_settings, resource_flavor_spec
-from kueue_preempt.io.objects import ClusterQueueSettings, LocalQueue, ResourceFlavorSpec
+from kueue_preempt.io.objects import LocalQueue, ResourceFlavorSpec
+from kueue_preempt.model.queues import ClusterQueueSettings
 from kueue_preempt.io.read import RawObject
 from kueue_preempt.io.workload import parse_workload, pod_requests
 
@@ -148,9 +149,11 @@ def parse_cluster_queue(raw: RawObject, version: str, load: ParseContext | None 
     return read_cluster_queue(raw, version, load)[0]
 
 
-def read_cluster_queue(raw: RawObject, version: str, load: ParseContext | None = None) -> tuple[ClusterQueue, ClusterQueueSettings]:
-    """A ClusterQueue (DM-4) and the settings the model has no place for yet (queueing,
-    stop policy, namespace selector, flavor fungibility, admission checks), every field of
+def read_cluster_queue(
+    raw: RawObject, version: str, load: ParseContext | None = None
+) -> tuple[ClusterQueue, ClusterQueueSettings]:
+    """A ClusterQueue (DM-4, with its flavor fungibility) and its queueing settings (queueing
+    strategy, stop policy, namespace selector, admission checks, deletion), every field of
     kueue-api-fields.md §1.3 defaulted (API-2) and validated (API-8..API-17)."""
     meta = open_object(raw.source, raw.index, raw.data, "ClusterQueue", namespaced=False, load=load)
     spec = meta.root.get("spec")
@@ -164,7 +167,7 @@ def read_cluster_queue(raw: RawObject, version: str, load: ParseContext | None =
     modes = _ADMISSION_MODES if version == "v1beta2" else ()
     mode_field = spec.get("admissionScope").get("admissionMode")
     mode = mode_field.choice(modes, "NoAdmissionFairSharing") if modes else mode_field.string()
-    settings = cluster_queue_settings(meta, spec, version, list(dict.fromkeys(fr.flavor for fr in quotas)))
+    settings, fungibility = cluster_queue_settings(meta, spec, version, list(dict.fromkeys(fr.flavor for fr in quotas)))
     cq = meta.build(
         "spec",
         lambda: ClusterQueue(
@@ -174,7 +177,7 @@ def read_cluster_queue(raw: RawObject, version: str, load: ParseContext | None =
             preemption=preemption,
             fair_weight=weight,
             admission_scope_usage_based=mode == "UsageBasedAdmissionFairSharing",
-            flavor_fungibility=settings.flavor_fungibility,  # FAS-8: what the assigner reads
+            flavor_fungibility=fungibility,  # FAS-8: what the assigner reads
         ),
     )
     return cq, settings

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
-from kueue_preempt.podgroup import LabelSelector, LabelSelectorRequirement
+from kueue_preempt.model.selectors import LabelSelector, LabelSelectorRequirement
 from kueue_preempt.io._fields import Field, Meta
-from kueue_preempt.io.objects import AdmissionCheckRule, ClusterQueueSettings, FlavorFungibility, ResourceFlavorSpec, Taint, Toleration
+from kueue_preempt.io.objects import ResourceFlavorSpec, Taint, Toleration
+from kueue_preempt.model.flavors import FlavorFungibility
+from kueue_preempt.model.queues import AdmissionCheckRule, ClusterQueueSettings
 
 __all__ = [
     "cluster_queue_settings",
@@ -155,23 +157,30 @@ def _admission_checks(spec: Field, version: str, flavors: list[str]) -> list[Adm
     return rules
 
 
-def cluster_queue_settings(meta: Meta, spec: Field, version: str, flavors: list[str]) -> ClusterQueueSettings:
-    """A ClusterQueue's queueing and flavor-assignment settings, defaulted (API-2) and validated
-    (API-15, API-17); v1beta1 spellings converted (API-30)."""
+def cluster_queue_settings(
+    meta: Meta, spec: Field, version: str, flavors: list[str]
+) -> tuple[ClusterQueueSettings, FlavorFungibility]:
+    """A ClusterQueue's queueing settings and its flavor fungibility (which the model's
+    ClusterQueue holds, FAS-8), defaulted (API-2) and validated (API-15, API-17) in field
+    order; v1beta1 spellings converted (API-30)."""
     if version == "v1beta1" and spec.has("concurrentAdmissionPolicy"):
         spec.get("concurrentAdmissionPolicy").fail("is a v1beta2 field; v1beta1 has no concurrentAdmissionPolicy")
     mode = spec.get("admissionScope").get("admissionMode")
     if version == "v1beta1" and spec.has("admissionScope") and not mode.present:
         mode.fail("required when admissionScope is set")
-    return ClusterQueueSettings(
+    queueing_strategy = spec.get("queueingStrategy").choice(_QUEUEING, "BestEffortFIFO")
+    stop_policy = spec.get("stopPolicy").choice(_STOP, "None")
+    namespace_selector = label_selector(spec.get("namespaceSelector"))
+    fungibility = _fungibility(spec.get("flavorFungibility"), version)
+    settings = ClusterQueueSettings(
         name=meta.name,
-        queueing_strategy=spec.get("queueingStrategy").choice(_QUEUEING, "BestEffortFIFO"),
-        stop_policy=spec.get("stopPolicy").choice(_STOP, "None"),
-        namespace_selector=label_selector(spec.get("namespaceSelector")),
-        flavor_fungibility=_fungibility(spec.get("flavorFungibility"), version),
+        queueing_strategy=queueing_strategy,
+        stop_policy=stop_policy,
+        namespace_selector=namespace_selector,
         admission_checks=_admission_checks(spec, version, flavors),
         terminating=meta.metadata.get("deletionTimestamp").time() is not None,
     )
+    return settings, fungibility
 
 
 # --------------------------------------------------------------------------- ResourceFlavor

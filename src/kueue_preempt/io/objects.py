@@ -20,7 +20,7 @@ from kueue_preempt.model.flavors import (
     Toleration,
 )
 from kueue_preempt.model import PodSetUsage, Workload
-from kueue_preempt.podgroup import LabelSelector, LabelSelectorRequirement
+from kueue_preempt.model.queues import AdmissionCheckRule, ClusterQueueSettings, LocalQueue
 from kueue_preempt.model.quantity import amount_input
 
 __all__ = [
@@ -35,23 +35,6 @@ __all__ = [
     "Taint",
     "Toleration",
 ]
-
-
-@attrs.frozen
-class LocalQueue:
-    """A namespaced queue that points pending workloads (``spec.queueName``) at a ClusterQueue."""
-
-    name: str
-    namespace: str
-    cluster_queue: str
-    stop_policy: str = "None"
-    """``spec.stopPolicy``: ``None``, ``Hold`` or ``HoldAndDrain`` (API-19)."""
-    fair_weight: float = 1.0
-    """``spec.fairSharing.weight`` (not validated by Kueue, SC-AFS-3)."""
-
-    @property
-    def key(self) -> str:
-        return f"{self.namespace}/{self.name}"
 
 
 def _amounts(value: Mapping[str, int | str]) -> FrozenMap[str, int]:
@@ -70,7 +53,7 @@ def _toleration_tuple(value: Iterable[Toleration]) -> tuple[Toleration, ...]:
     return tuple(value)
 
 
-def _terms(value: Iterable[Iterable[LabelSelectorRequirement]]) -> tuple[tuple[LabelSelectorRequirement, ...], ...]:
+def _terms(value: Iterable[Iterable[NodeSelectorRequirement]]) -> tuple[tuple[NodeSelectorRequirement, ...], ...]:
     return tuple(tuple(term) for term in value)
 
 
@@ -94,7 +77,7 @@ class PodSetRequests:
     """``minCount``: partial admission (API-22, FAS-14); ``None`` = all pods or none."""
     node_selector: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_selector_map)
     """``template.spec.nodeSelector`` (FAS-5)."""
-    node_affinity: tuple[tuple[LabelSelectorRequirement, ...], ...] = attrs.field(default=(), converter=_terms)
+    node_affinity: tuple[tuple[NodeSelectorRequirement, ...], ...] = attrs.field(default=(), converter=_terms)
     """Required node affinity: the ``matchExpressions`` of each ``nodeSelectorTerms`` entry
     (terms are ORed; ``matchFields`` are dropped, FAS-5)."""
     tolerations: tuple[Toleration, ...] = attrs.field(default=(), converter=_toleration_tuple)
@@ -111,7 +94,7 @@ class PodSetRequests:
         """The assigner's :class:`~kueue_preempt.model.flavors.PodSetSpec` of this pod set (FAS-1, FAS-5):
         the one mapping from a manifest's pod set to the flavors model."""
         terms = [
-            NodeSelectorTerm([NodeSelectorRequirement(r.key, r.operator, r.values) for r in term])
+            NodeSelectorTerm(term)
             for term in self.node_affinity
         ]
         return PodSetSpec(
@@ -224,12 +207,9 @@ class PriorityClass:
 
 
 # --------------------------------------------------------------------------- flavor-assignment inputs
-# ResourceFlavors, taints, tolerations and flavorFungibility are the flavors model's own types
-# (one mapping from a dump to what the assigner reads); what only queueing reads stays here.
-
-
-def _str_tuple(value: Iterable[str]) -> tuple[str, ...]:
-    return tuple(value)
+# ResourceFlavors, taints, tolerations and flavorFungibility are the flavors model's own types,
+# and a ClusterQueue's queueing settings the model's ClusterQueueSettings (one mapping from a
+# dump to what the assigner and the cycle read).
 
 
 ResourceFlavorSpec = ResourceFlavor
@@ -238,35 +218,3 @@ ResourceFlavorSpec = ResourceFlavor
 (kept under this name for callers of earlier releases)."""
 
 
-@attrs.frozen
-class AdmissionCheckRule:
-    """One admission check of a ClusterQueue (``admissionChecksStrategy`` or v1beta1
-    ``admissionChecks``); ``on_flavors`` empty = every flavor."""
-
-    name: str
-    on_flavors: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
-
-
-def _rules(value: Iterable[AdmissionCheckRule]) -> tuple[AdmissionCheckRule, ...]:
-    return tuple(value)
-
-
-@attrs.frozen
-class ClusterQueueSettings:
-    """What a ClusterQueue manifest holds besides quotas and preemption (kueue-api-fields.md
-    §1.3, API-2, API-17): queueing, stop policy, namespace selector (``None`` matches no
-    namespace; the selector type is the one PDBs use), flavor fungibility, admission checks,
-    and whether it is being deleted."""
-
-    name: str
-    queueing_strategy: str = "BestEffortFIFO"
-    stop_policy: str = "None"
-    namespace_selector: LabelSelector | None = None
-    flavor_fungibility: FlavorFungibility = FlavorFungibility()
-    admission_checks: tuple[AdmissionCheckRule, ...] = attrs.field(default=(), converter=_rules)
-    terminating: bool = False
-
-    @property
-    def active(self) -> bool:
-        """Not stopped and not being deleted (SC-ST-4; missing flavors/checks not considered)."""
-        return self.stop_policy == "None" and not self.terminating

@@ -15,7 +15,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from kueue_preempt.model import Condition, EvictionStat, PodSetUsage, PriorityClassRef, Workload
-from kueue_preempt.podgroup import LabelSelectorRequirement
+from kueue_preempt.model.flavors import NodeSelectorRequirement
 from kueue_preempt.model.pod_requests import pod_request_totals
 from kueue_preempt.model.priority import BOOST_ANNOTATION, parse_boost
 from kueue_preempt.model.quantity import amount_add, request_amount
@@ -305,7 +305,7 @@ def _no_pods_resource(pod_spec: Field) -> None:
 _NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
 
-def _required_node_affinity(affinity: Field) -> list[list[LabelSelectorRequirement]]:
+def _required_node_affinity(affinity: Field) -> list[list[NodeSelectorRequirement]]:
     """FAS-5: the ``matchExpressions`` of each required ``nodeSelectorTerms`` entry
     (``matchFields`` are not flavor labels and are dropped)."""
     required = affinity.get("nodeAffinity").get("requiredDuringSchedulingIgnoredDuringExecution")
@@ -324,7 +324,7 @@ def _required_node_affinity(affinity: Field) -> list[list[LabelSelectorRequireme
                 e.get("values").fail(f"must be empty for operator {op}")
             if op in ("Gt", "Lt") and len(values) != 1:
                 e.get("values").fail(f"must hold exactly one integer for operator {op}")
-            expressions.append(LabelSelectorRequirement(key=key, operator=op, values=values))
+            expressions.append(NodeSelectorRequirement(key=key, operator=op, values=values))
         terms.append(expressions)
     return terms
 

@@ -2,7 +2,7 @@
 
 One representation per concept: flavor-resources and quotas (:mod:`.resources`), flavors,
 resource groups and pod-set specs (:mod:`.flavors`), ClusterQueues and Cohorts
-(:mod:`.queues`), workloads (:mod:`.workload`), a decision's assignment and targets
+(:mod:`.queues`), Kubernetes label selectors (:mod:`.selectors`), workloads (:mod:`.workload`), a decision's assignment and targets
 (:mod:`.decision`) and the preemption configuration (:mod:`.config`). Quantities
 (:mod:`.quantity`), timestamps (:mod:`.time`), effective priority (:mod:`.priority`) and pod
 requests (:mod:`.pod_requests`) are modules of their own.
@@ -27,12 +27,22 @@ from kueue_preempt.model.flavors import (
     FlavorFungibility,
     PodSetSpec,
 )
+from kueue_preempt.model.selectors import (
+    SelectorOperator,
+    LabelSelectorRequirement,
+    LabelSelector,
+)
 from kueue_preempt.model.queues import (
     PreemptionPolicy,
     BorrowWithinCohort,
     ClusterQueuePreemption,
     ClusterQueue,
     Cohort,
+    QueueingStrategy,
+    StopPolicy,
+    AdmissionCheckRule,
+    ClusterQueueSettings,
+    LocalQueue,
 )
 from kueue_preempt.model.workload import (
     Condition,
@@ -83,6 +93,14 @@ from kueue_preempt.model.quantity import (
 )
 
 __all__ = [
+    "QueueingStrategy",
+    "StopPolicy",
+    "AdmissionCheckRule",
+    "ClusterQueueSettings",
+    "LocalQueue",
+    "SelectorOperator",
+    "LabelSelectorRequirement",
+    "LabelSelector",
     "FlavorResource",
     "ResourceQuota",
     "Taint",

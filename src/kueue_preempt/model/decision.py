@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, Callable, Iterable, Mapping
+from typing import Iterable, Mapping
 
 import attrs
 

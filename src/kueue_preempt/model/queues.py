@@ -1,4 +1,5 @@
-"""ClusterQueues and Cohorts: quotas, preemption policies, fair-sharing weights (DM-4..DM-6, POL-*)."""
+"""ClusterQueues and Cohorts: quotas, preemption policies, fair-sharing weights (DM-4..DM-6, POL-*),
+and a ClusterQueue's queueing settings (SC-CFG-3, kueue-api-fields.md §1.3)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
-from kueue_preempt._util.checks import model_int, model_iterable
+from kueue_preempt._util.checks import model_int, model_iterable, model_str_iterable, str_field
 from kueue_preempt._util.frozen import FrozenMap, frozen_map, intern
 from kueue_preempt.errors import InvalidModel
 from kueue_preempt.model._fields import _Validator, _bool, _str
 from kueue_preempt.model.flavors import FlavorFungibility, ResourceGroup
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.model.resources import FlavorResource, ResourceQuota
+from kueue_preempt.model.selectors import LabelSelector
 
 __all__ = [
     "PreemptionPolicy",
@@ -22,7 +24,13 @@ __all__ = [
     "ClusterQueuePreemption",
     "ClusterQueue",
     "Cohort",
+    "QueueingStrategy",
+    "StopPolicy",
+    "AdmissionCheckRule",
+    "ClusterQueueSettings",
+    "LocalQueue",
 ]
+
 
 
 class PreemptionPolicy(str, enum.Enum):
@@ -334,3 +342,113 @@ def root_cohort(parents: Mapping[str, str | None], cohort: str) -> str:
             return node
         seen.add(node)
         node = parent
+
+
+# --------------------------------------------------------------------------- queueing settings
+
+
+class QueueingStrategy(str, enum.Enum):
+    """``spec.queueingStrategy`` (SC-QO-4)."""
+
+    BEST_EFFORT_FIFO = "BestEffortFIFO"
+    STRICT_FIFO = "StrictFIFO"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class StopPolicy(str, enum.Enum):
+    """``spec.stopPolicy`` of a ClusterQueue or LocalQueue (SC-ST-4, SC-EV-5)."""
+
+    NONE = "None"
+    HOLD = "Hold"
+    HOLD_AND_DRAIN = "HoldAndDrain"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def to_stop_policy(value: StopPolicy | str | None) -> StopPolicy:
+    """``None`` and ``""`` are the API default, ``None`` (the policy); an unknown value is refused."""
+    if value is None or value == "":
+        return StopPolicy.NONE
+    try:
+        return StopPolicy(value)
+    except ValueError:
+        raise InvalidModel("stopPolicy", "stopPolicy", f"unknown value {value!r}") from None
+
+
+def _strategy(value: QueueingStrategy | str | None) -> QueueingStrategy:
+    if value is None or value == "":
+        return QueueingStrategy.BEST_EFFORT_FIFO
+    try:
+        return QueueingStrategy(value)
+    except ValueError:
+        raise InvalidModel("ClusterQueue", "queueingStrategy", f"unknown value {value!r}") from None
+
+
+def _on_flavors(value: Iterable[str]) -> tuple[str, ...]:
+    return model_str_iterable(value, "AdmissionCheckRule", "on_flavors")
+
+
+@attrs.frozen
+class AdmissionCheckRule:
+    """One admission check of a ClusterQueue (``admissionChecksStrategy`` or v1beta1
+    ``admissionChecks``); ``on_flavors`` empty = every flavor."""
+
+    name: str = attrs.field(validator=str_field("AdmissionCheckRule", empty=False))
+    on_flavors: tuple[str, ...] = attrs.field(default=(), converter=_on_flavors)
+
+
+def _rules(value: Iterable[AdmissionCheckRule]) -> tuple[AdmissionCheckRule, ...]:
+    return model_iterable(value, AdmissionCheckRule, "ClusterQueueSettings", "admission_checks")
+
+
+def _namespace_selector(value: LabelSelector | None) -> LabelSelector | None:
+    if value is not None and not isinstance(value, LabelSelector):
+        raise InvalidModel("ClusterQueueSettings", "namespace_selector", f"expected LabelSelector or None, got {type(value).__name__}")
+    return value
+
+
+@attrs.frozen
+class ClusterQueueSettings:
+    """A ClusterQueue's queueing fields, which the queue manager and the cycle read besides the
+    quota tree (:class:`ClusterQueue`) — kueue-api-fields.md §1.3, API-2, API-17, SC-CFG-3.
+
+    ``namespace_selector``: ``None`` selects no namespace (a manifest without the field reads
+    so, SC-CFG-3); the default ``LabelSelector()`` selects every namespace, as Kueue's test
+    wrappers build ClusterQueues. ``admission_checks`` are names only: no check is evaluated
+    (SC-AD-3). ``terminating``: the ClusterQueue is being deleted. Flavor fungibility is read
+    by the flavor assigner, so it is :attr:`ClusterQueue.flavor_fungibility`.
+    """
+
+    name: str
+    queueing_strategy: QueueingStrategy = attrs.field(default=QueueingStrategy.BEST_EFFORT_FIFO, converter=_strategy)
+    stop_policy: StopPolicy = attrs.field(default=StopPolicy.NONE, converter=to_stop_policy)
+    namespace_selector: LabelSelector | None = attrs.field(factory=LabelSelector, converter=_namespace_selector)
+    admission_checks: tuple[AdmissionCheckRule, ...] = attrs.field(default=(), converter=_rules)
+    terminating: bool = False
+
+    @property
+    def active(self) -> bool:
+        """Not stopped and not being deleted (SC-ST-4; missing flavors/checks not considered)."""
+        return self.stop_policy is StopPolicy.NONE and not self.terminating
+
+
+@attrs.frozen(kw_only=True)
+class LocalQueue:
+    """A namespaced queue that points pending workloads (``spec.queueName``) at a ClusterQueue
+    (SC-ST-1). Keyword construction only: releases before this one had two LocalQueue types
+    with ``name`` and ``namespace`` in opposite positional orders."""
+
+    namespace: str
+    name: str
+    cluster_queue: str
+    stop_policy: StopPolicy = attrs.field(default=StopPolicy.NONE, converter=to_stop_policy)
+    """``spec.stopPolicy``: ``None``, ``Hold`` or ``HoldAndDrain`` (API-19, SC-ST-4)."""
+    fair_weight: float = 1.0
+    """``spec.fairSharing.weight`` (not validated by Kueue, SC-AFS-3)."""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"

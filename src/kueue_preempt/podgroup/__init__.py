@@ -36,11 +36,10 @@ from kueue_preempt.podgroup.group_preemption import (
     resolve_preemption_policy,
     select_podgroup_victims,
 )
+from kueue_preempt.model.selectors import LabelSelector, LabelSelectorRequirement
 from kueue_preempt.podgroup.model import (
     CompositePodGroup,
     DisruptionMode,
-    LabelSelector,
-    LabelSelectorRequirement,
     Node,
     Pod,
     PodDisruptionBudget,

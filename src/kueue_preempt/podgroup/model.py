@@ -25,6 +25,8 @@ import attrs
 from kueue_preempt.errors import DuplicateName, InvalidModel, InvalidQuantity
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model.quantity import request_amount
+# The selector types are the model's; re-exported here for callers of earlier releases.
+from kueue_preempt.model.selectors import LabelSelector, LabelSelectorRequirement
 
 __all__ = [
     "INT32_MIN",
@@ -35,11 +37,11 @@ __all__ = [
     "Pod",
     "PodGroup",
     "CompositePodGroup",
-    "LabelSelectorRequirement",
-    "LabelSelector",
     "PodDisruptionBudget",
     "PodGroupPreemptor",
     "parse_timestamp_ns",
+    "LabelSelectorRequirement",
+    "LabelSelector",
 ]
 
 INT32_MIN = -(2**31)
@@ -355,70 +357,6 @@ class CompositePodGroup:
 
 
 # --------------------------------------------------------------------------- PDBs
-
-
-_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-
-
-@attrs.frozen
-class LabelSelectorRequirement:
-    """One ``matchExpressions`` entry. An invalid one makes its selector match nothing (PDB-1).
-
-    Invalid means: an unknown operator, ``In``/``NotIn`` without values, or
-    ``Exists``/``DoesNotExist`` with values (the API server's validation rules).
-    """
-
-    key: str
-    operator: str
-    values: tuple[str, ...] = attrs.field(default=(), converter=_strings)
-
-    @property
-    def is_valid(self) -> bool:
-        if not self.key or self.operator not in _OPERATORS:
-            return False
-        needs_values = self.operator in ("In", "NotIn")
-        return bool(self.values) == needs_values
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        """Kubernetes' ``labels.Selector`` semantics for one requirement (assumes valid)."""
-        op = self.operator
-        if op == "Exists":
-            return self.key in labels
-        if op == "DoesNotExist":
-            return self.key not in labels
-        present = self.key in labels
-        if op == "In":
-            return present and labels[self.key] in self.values
-        return not present or labels[self.key] not in self.values  # NotIn
-
-
-def _requirements(value: Iterable[LabelSelectorRequirement]) -> tuple[LabelSelectorRequirement, ...]:
-    return tuple(value)
-
-
-@attrs.frozen
-class LabelSelector:
-    """A ``metav1.LabelSelector``: ``matchLabels`` ANDed with ``matchExpressions``."""
-
-    match_labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_str_map)
-    match_expressions: tuple[LabelSelectorRequirement, ...] = attrs.field(default=(), converter=_requirements)
-
-    @property
-    def is_empty(self) -> bool:
-        """``{}``: no labels and no expressions (PDB-1 treats it specially, see §9.3)."""
-        return not self.match_labels and not self.match_expressions
-
-    @property
-    def is_valid(self) -> bool:
-        return all(r.is_valid for r in self.match_expressions)
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        """Whether ``labels`` satisfy every term. An empty selector matches everything here;
-        the PDB code decides what an empty selector means for budgets (PDB-1)."""
-        for key, value in self.match_labels.items():
-            if labels.get(key) != value:
-                return False
-        return all(r.matches(labels) for r in self.match_expressions)
 
 
 def _non_negative_int(inst: Any, attr: attrs.Attribute[int], value: int) -> None:

@@ -49,7 +49,7 @@ def pdb_covers(pdb: PodDisruptionBudget, pod: Pod, semantics: PdbSelectorSemanti
     selector = pdb.selector
     if semantics is PdbSelectorSemantics.KUBE_PER_NODE and (not pod.labels or selector.is_empty):
         return False
-    return selector.is_valid and selector.matches(pod.labels)
+    return selector.matches(pod.labels)  # an invalid selector matches nothing (PDB-1)
 
 
 class PdbIndex:

@@ -1,4 +1,4 @@
-"""Reference controller policies (BOOST-*, COST-6) as pure functions, plus a cycle simulation.
+"""Reference controller policies (BOOST-*, COST-6) as pure functions.
 
 Each policy maps a workload's state, a config and (where time matters) ``now`` to the write a
 controller would make — an :class:`AnnotationAction` for the ``kueue.x-k8s.io/priority-boost``
@@ -8,8 +8,11 @@ policies, when to reconcile again. Applying the write and reconciling again yiel
 * :mod:`.boost` — Kueue's time-sharing booster (BOOST-1..BOOST-11), the KEP's preemption-count
   "threshold" booster (BOOST-12), phase-based and weighted combinations.
 * :mod:`.cost` — the preemption-cost controller (COST-6).
-* :mod:`.simulation` — a discrete-event simulation of one ClusterQueue that replays scenarios
-  through :func:`kueue_preempt.get_targets` and detects A→B→A preemption cycles.
+* :mod:`.settings` — :class:`PolicySettings`, which of these controllers a simulation runs.
+
+Running them over time is the simulator's job: :func:`kueue_preempt.sim.run.simulate` with a
+:class:`PolicySettings`, and :mod:`kueue_preempt.sim.output.cycles` for the A→B→A preemption
+cycles a booster can cause.
 """
 
 from __future__ import annotations
@@ -32,10 +35,7 @@ from kueue_preempt.policies.actions import (
 from kueue_preempt.policies.boost import (
     DEFAULT_NEGATIVE_BOOST,
     BoostPhase,
-    LabelSelector,
-    LabelSelectorRequirement,
     PhaseBoostConfig,
-    SelectorOperator,
     ThresholdBoostConfig,
     TimeSharingConfig,
     WeightedBoostConfig,
@@ -51,21 +51,9 @@ from kueue_preempt.policies.boost import (
     time_sharing_boost,
     watch_filter,
 )
+from kueue_preempt.model.selectors import LabelSelector, LabelSelectorRequirement, SelectorOperator
 from kueue_preempt.policies.cost import clear_cost, compute_cost, reconcile_cost
-from kueue_preempt.policies.simulation import (
-    SIM_CLUSTER_QUEUE,
-    SIM_EPOCH,
-    Booster,
-    Cycle,
-    PreemptionEvent,
-    SimScenario,
-    SimulationReport,
-    SimWorkload,
-    TimelineEntry,
-    TimelineKind,
-    detect_cycles,
-    simulate,
-)
+from kueue_preempt.policies.settings import PolicySettings
 
 __all__ = [
     "ActionKind",
@@ -73,8 +61,6 @@ __all__ = [
     "BoostDecision",
     "BoostFn",
     "BoostPhase",
-    "Booster",
-    "Cycle",
     "DEFAULT_NEGATIVE_BOOST",
     "EVENT_BOOST_CLEARED",
     "EVENT_BOOST_SET",
@@ -83,26 +69,18 @@ __all__ = [
     "LabelSelectorRequirement",
     "PREEMPTED_EVICTION_REASON",
     "PhaseBoostConfig",
-    "PreemptionEvent",
+    "PolicySettings",
     "ReconcileResult",
-    "SIM_CLUSTER_QUEUE",
-    "SIM_EPOCH",
     "SelectorOperator",
-    "SimScenario",
-    "SimWorkload",
-    "SimulationReport",
     "StatusAction",
     "ThresholdBoostConfig",
     "TimeSharingConfig",
-    "TimelineEntry",
-    "TimelineKind",
     "WeightedBoostConfig",
     "boost_annotation_action",
     "clamp_int32",
     "clear_cost",
     "combine_boosts",
     "compute_cost",
-    "detect_cycles",
     "out_of_scope_action",
     "parse_go_duration",
     "parse_go_duration_ns",
@@ -112,7 +90,6 @@ __all__ = [
     "reconcile_phase_boost",
     "reconcile_threshold",
     "reconcile_time_sharing",
-    "simulate",
     "time_sharing_boost",
     "watch_filter",
     "wrap_int32",

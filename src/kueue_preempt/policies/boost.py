@@ -7,8 +7,9 @@ rule, quirks included (§18 item 13): the README's ``duration`` key is ignored, 
 annotation on an in-scope workload is removed while the computed boost is 0 (BOOST-4).
 
 The KEP's preemption-count policy (BOOST-12) is :class:`ThresholdBoostConfig`; the
-``naive`` variant (every preemption counts, no cap) exists to show, in
-:mod:`kueue_preempt.policies.simulation`, why the threshold is there. The spec leaves
+``naive`` variant (every preemption counts, no cap) exists to show, in simulations
+(:func:`kueue_preempt.sim.run.simulate`, ``tests/test_sim_boost_cycles.py``), why the threshold
+is there. The spec leaves
 "phase-based increments" to callers; :class:`PhaseBoostConfig` is this library's reading of
 them (a step function of the time since creation). :class:`WeightedBoostConfig` combines
 policies.
@@ -21,19 +22,19 @@ into an annotation action with the BOOST-4 write rules. No function here reads t
 
 from __future__ import annotations
 
-import enum
 import re
 from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import attrs
 
-from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model.time import to_time
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.model import Workload
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.model.priority import BOOST_ANNOTATION, base_priority
+# The selector types are the model's; re-exported here for callers of earlier releases.
+from kueue_preempt.model.selectors import LabelSelector, LabelSelectorRequirement, SelectorOperator
 from kueue_preempt.policies.actions import (
     AnnotationAction,
     BoostDecision,
@@ -49,9 +50,6 @@ __all__ = [
     "DEFAULT_NEGATIVE_BOOST",
     "parse_go_duration",
     "parse_go_duration_ns",
-    "SelectorOperator",
-    "LabelSelectorRequirement",
-    "LabelSelector",
     "TimeSharingConfig",
     "time_sharing_boost",
     "boost_annotation_action",
@@ -66,6 +64,9 @@ __all__ = [
     "WeightedBoostConfig",
     "combine_boosts",
     "reconcile_boost",
+    "SelectorOperator",
+    "LabelSelectorRequirement",
+    "LabelSelector",
 ]
 
 DEFAULT_NEGATIVE_BOOST = 100_000
@@ -192,119 +193,6 @@ def parse_go_duration(value: str, *, where: str = "timeSharing.interval") -> tim
     return timedelta(microseconds=micros if ns >= 0 else -micros)
 
 
-# ---------------------------------------------------------------------------- label selector
-
-
-class SelectorOperator(str, enum.Enum):
-    """``matchExpressions[].operator`` of a Kubernetes label selector."""
-
-    IN = "In"
-    NOT_IN = "NotIn"
-    EXISTS = "Exists"
-    DOES_NOT_EXIST = "DoesNotExist"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-def _operator(value: SelectorOperator | str) -> SelectorOperator:
-    try:
-        return SelectorOperator(value)
-    except ValueError:
-        raise ConfigurationError(f"workloadSelector.matchExpressions: unknown operator {value!r}") from None
-
-
-def _str_tuple(value: Iterable[str]) -> tuple[str, ...]:
-    if isinstance(value, str):
-        # A bare string would iterate as characters; Kubernetes requires a list.
-        raise ConfigurationError(f"workloadSelector.matchExpressions: values must be a list, got {value!r}")
-    return tuple(value)
-
-
-@attrs.frozen
-class LabelSelectorRequirement:
-    """One ``matchExpressions`` entry, validated as Kubernetes' ``LabelSelectorAsSelector`` does."""
-
-    key: str
-    operator: SelectorOperator = attrs.field(converter=_operator)
-    values: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
-
-    def __attrs_post_init__(self) -> None:
-        if not self.key:
-            raise ConfigurationError("workloadSelector.matchExpressions: key must not be empty")
-        needs_values = self.operator in (SelectorOperator.IN, SelectorOperator.NOT_IN)
-        if needs_values and not self.values:
-            raise ConfigurationError(
-                f"workloadSelector.matchExpressions[{self.key}]: {self.operator.value} needs at least one value"
-            )
-        if not needs_values and self.values:
-            raise ConfigurationError(
-                f"workloadSelector.matchExpressions[{self.key}]: {self.operator.value} takes no values"
-            )
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        """Kubernetes semantics: ``NotIn`` matches a missing label, ``In`` does not."""
-        present = self.key in labels
-        if self.operator is SelectorOperator.IN:
-            return present and labels[self.key] in self.values
-        if self.operator is SelectorOperator.NOT_IN:
-            return not present or labels[self.key] not in self.values
-        if self.operator is SelectorOperator.EXISTS:
-            return present
-        return not present
-
-
-def _labels(value: Mapping[str, str]) -> FrozenMap[str, str]:
-    return frozen_map(value)
-
-
-def _requirements(value: Iterable[LabelSelectorRequirement]) -> tuple[LabelSelectorRequirement, ...]:
-    return tuple(value)
-
-
-@attrs.frozen
-class LabelSelector:
-    """A Kubernetes label selector: every ``matchLabels`` pair and every expression must hold.
-
-    An empty selector matches every workload (BOOST-1).
-    """
-
-    match_labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_labels)
-    match_expressions: tuple[LabelSelectorRequirement, ...] = attrs.field(default=(), converter=_requirements)
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        for key, value in self.match_labels.items():
-            if labels.get(key) != value:
-                return False
-        return all(req.matches(labels) for req in self.match_expressions)
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> LabelSelector:
-        """Read ``{matchLabels: {...}, matchExpressions: [{key, operator, values}]}``; other keys are ignored."""
-        if not isinstance(data, Mapping):
-            raise ConfigurationError(f"workloadSelector: must be a mapping, got {data!r}")
-        raw_labels = data.get("matchLabels") or {}
-        if not isinstance(raw_labels, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in raw_labels.items()
-        ):
-            raise ConfigurationError(f"workloadSelector.matchLabels: must map strings to strings, got {raw_labels!r}")
-        raw_exprs = data.get("matchExpressions") or []
-        if not isinstance(raw_exprs, list):
-            raise ConfigurationError(f"workloadSelector.matchExpressions: must be a list, got {raw_exprs!r}")
-        exprs = []
-        for item in raw_exprs:
-            if not isinstance(item, Mapping):
-                raise ConfigurationError(f"workloadSelector.matchExpressions: entry {item!r} is not a mapping")
-            exprs.append(
-                LabelSelectorRequirement(
-                    key=str(item.get("key", "")),
-                    operator=str(item.get("operator", "")),
-                    values=item.get("values") or (),
-                )
-            )
-        return cls(match_labels=raw_labels, match_expressions=exprs)
-
-
 # ---------------------------------------------------------------------------- time sharing
 
 
@@ -341,6 +229,9 @@ class TimeSharingConfig:
     def __attrs_post_init__(self) -> None:
         _check_int32("timeSharing.negativeBoost", self.negative_boost)
         _check_int32("maxWorkloadPriority", self.max_workload_priority)
+        if self.workload_selector is not None and self.workload_selector.problem is not None:
+            # Kueue's booster converts the selector at start-up; an invalid one stops it there.
+            raise ConfigurationError(f"workloadSelector.{self.workload_selector.problem}")
 
     @property
     def enabled(self) -> bool:
@@ -375,7 +266,7 @@ class TimeSharingConfig:
         return cls(
             interval=interval,
             negative_boost=DEFAULT_NEGATIVE_BOOST if negative_boost is None else negative_boost,
-            workload_selector=None if selector is None else LabelSelector.from_mapping(selector),
+            workload_selector=None if selector is None else LabelSelector.from_mapping(selector, where="workloadSelector"),
             max_workload_priority=data.get("maxWorkloadPriority"),
         )
 

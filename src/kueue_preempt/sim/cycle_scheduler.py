@@ -122,7 +122,7 @@ class CycleScheduler:
                 continue
             q = state.queue(cq)
             parked = (
-                state.c.state.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO
+                state.c.state.settings(cq).queueing_strategy is QueueingStrategy.BEST_EFFORT_FIFO
                 and self.config.scheduling_equivalence_hashing
                 and state.shape(new) in q.failed_hashes
             )

@@ -88,7 +88,7 @@ class ReferenceCycleScheduler:
         if cq is not None:
             q = queues.queue(cq)
             parked = (
-                cluster.settings(cq).strategy is QueueingStrategy.BEST_EFFORT_FIFO
+                cluster.settings(cq).queueing_strategy is QueueingStrategy.BEST_EFFORT_FIFO
                 and self.config.scheduling_equivalence_hashing
                 and shape_hash(w, self.config) in q.failed_hashes
             )
@@ -145,7 +145,7 @@ class ReferenceCycleScheduler:
                 if w.key not in q.inadmissible:
                     continue
                 parked = (
-                    self.cluster.settings(name).strategy is QueueingStrategy.BEST_EFFORT_FIFO
+                    self.cluster.settings(name).queueing_strategy is QueueingStrategy.BEST_EFFORT_FIFO
                     and self.config.scheduling_equivalence_hashing
                     and shape_hash(new, self.config) in q.failed_hashes
                 )

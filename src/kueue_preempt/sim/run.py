@@ -1,15 +1,15 @@
-"""One simulation from its inputs, and the same as a sweep's evaluation.
+"""One simulation from its inputs.
 
 :func:`simulate` resolves an arrivals file against the dump, builds the cycle input and runs
-the event loop over :class:`~kueue_preempt.sim.cycle_scheduler.CycleScheduler`.
-:class:`SimulationEvaluator` does it for each :class:`~kueue_preempt.sweep.Scenario` of a
-sweep and flattens the summary into metrics (:func:`summary_metrics`); it is picklable, so
-local worker processes and Dask workers can run it.
+the event loop over :class:`~kueue_preempt.sim.cycle_scheduler.CycleScheduler`, with the
+reference controllers a :class:`~kueue_preempt.policies.PolicySettings` asks for. A sweep's
+evaluation of the same (:class:`kueue_preempt.sweep.evaluate.SimulationEvaluator`) sits in
+``sweep``, above the simulator.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Callable
 
 import attrs
 
@@ -19,14 +19,12 @@ from kueue_preempt.errors import InvalidArgument
 from kueue_preempt.io import ClusterDump
 from kueue_preempt.sim.arrivals.model import ArrivalsFile
 from kueue_preempt.sim.arrivals.resolve import resolve_arrivals
-from kueue_preempt.sim.cycle_scheduler import CycleScheduler, cluster_state_for
+from kueue_preempt.sim.cycle_scheduler import CycleScheduler
 from kueue_preempt.sim.engine import Controller, SimulationOptions, SimulationResult, run_simulation
-from kueue_preempt.sweep.run import Metric
-from kueue_preempt.sweep.scenario import PolicySettings, Scenario
+from kueue_preempt.policies.settings import PolicySettings
 from kueue_preempt.sim.controllers import BoostController, CostController, TimeSharingController
-from kueue_preempt.sim.output.metrics import Summary, summarize
 
-__all__ = ["simulate", "controllers_for", "with_policy", "summary_metrics", "SimulationEvaluator", "DEFAULT_METRICS"]
+__all__ = ["simulate", "controllers_for", "with_policy"]
 
 
 def simulate(
@@ -85,60 +83,3 @@ def with_policy(config: CycleConfig, policy: PolicySettings) -> CycleConfig:
     if policy.cost_base is not None and not preemption.preemption_cost_enabled:
         preemption = attrs.evolve(preemption, preemption_cost_enabled=True)
     return attrs.evolve(config, preemption=preemption)
-
-
-DEFAULT_METRICS = ("preemptions", "preemptionCycles", "livelocks", "neverAdmitted", "wait.p50", "wait.p90", "wait.p99")
-"""Metric names that :func:`summary_metrics` always gives (whole cluster)."""
-
-
-def summary_metrics(summary: Summary) -> dict[str, Metric]:
-    """Flat metrics of a summary: whole-cluster figures (:data:`DEFAULT_METRICS`; the waits
-    are the worst ClusterQueue's), then ``NODE.wait.p50|p90|p99``, ``NODE.preemptions`` and
-    ``NODE.utilization.RESOURCE@FLAVOR`` per ClusterQueue and cohort."""
-    cqs = [q for q in summary.queues if q.kind == "ClusterQueue"]
-
-    def worst(values: list[float | None]) -> float | None:
-        present = [v for v in values if v is not None]
-        return max(present) if present else None
-
-    out: dict[str, Metric] = {
-        "preemptions": sum(q.preemptions for q in cqs),
-        "preemptionCycles": len(summary.cycles),
-        "livelocks": len(summary.livelocks),
-        "neverAdmitted": sum(q.wait.never_admitted for q in cqs),
-        "wait.p50": worst([q.wait.p50 for q in cqs]),
-        "wait.p90": worst([q.wait.p90 for q in cqs]),
-        "wait.p99": worst([q.wait.p99 for q in cqs]),
-    }
-    for q in summary.queues:
-        out[f"{q.name}.wait.p50"] = q.wait.p50
-        out[f"{q.name}.wait.p90"] = q.wait.p90
-        out[f"{q.name}.wait.p99"] = q.wait.p99
-        out[f"{q.name}.preemptions"] = q.preemptions
-        for fr, value in q.utilization.items():
-            out[f"{q.name}.utilization.{fr.resource}@{fr.flavor}"] = round(value, 6)
-    return out
-
-
-class SimulationEvaluator:
-    """``scenario -> metrics`` for :func:`kueue_preempt.sweep.run_sweep`: a whole simulation
-    of ``arrivals`` on the scenario's quota tree and configuration, summarised."""
-
-    def __init__(
-        self,
-        state: ClusterState,
-        arrivals: ArrivalsFile,
-        options: SimulationOptions = SimulationOptions(),
-        base_config: CycleConfig = CycleConfig(),
-    ) -> None:
-        self.state = state
-        self.arrivals = arrivals
-        self.options = options
-        self.base_config = base_config
-
-    def __call__(self, scenario: Scenario) -> Mapping[str, Metric]:
-        config = attrs.evolve(self.base_config, preemption=scenario.config)
-        state = cluster_state_for(self.state, scenario.dump)
-        result = simulate(state, scenario.dump, self.arrivals, config=config, options=self.options, policy=scenario.policy)
-        return summary_metrics(summarize(result.timeline, dump=scenario.dump, until=self.options.until))
-

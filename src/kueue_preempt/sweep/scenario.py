@@ -39,6 +39,7 @@ from kueue_preempt.errors import ConfigurationError, KueuePreemptError
 from kueue_preempt.io import ClusterDump
 from kueue_preempt.model import ClusterQueue, ClusterQueuePreemption, Cohort, FlavorResource, ResourceQuota
 from kueue_preempt.policies.boost import ThresholdBoostConfig, TimeSharingConfig, parse_go_duration
+from kueue_preempt.policies.settings import PolicySettings
 from kueue_preempt.model.quantity import quota_amount
 
 __all__ = ["PolicySettings", "Scenario", "SweepPath", "SweepPathError", "parse_path", "apply_value", "parse_window"]
@@ -51,29 +52,6 @@ class SweepPathError(ConfigurationError):
         self.path = path
         self.reason = reason
         super().__init__(f"--vary {path}: {reason}")
-
-
-@attrs.frozen
-class PolicySettings:
-    """The reference controllers a simulation runs between instants (off by default).
-
-    ``boost``: the preemption-count booster (BOOST-12, :class:`ThresholdBoostConfig`);
-    ``time_sharing``: Kueue's time-sharing booster (BOOST-1..BOOST-5, :class:`TimeSharingConfig`;
-    any config runs, even a disabled one, whose only effect is BOOST-4's cleanup);
-    ``cost_base``: the preemption-cost controller's base (COST-6), ``None`` = not running.
-    The two boosters write the same annotation, so at most one of them may run (decision ts-b).
-    """
-
-    boost: ThresholdBoostConfig | None = None
-    cost_base: int | None = None
-    time_sharing: TimeSharingConfig | None = None
-
-    def __attrs_post_init__(self) -> None:
-        if self.boost is not None and self.time_sharing is not None:
-            raise ConfigurationError(
-                "PolicySettings: the preemption-count booster (boost) and the time-sharing booster "
-                "(time_sharing) both write the priority-boost annotation; run one of them"
-            )
 
 
 @attrs.frozen

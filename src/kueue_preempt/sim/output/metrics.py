@@ -10,7 +10,7 @@ Definitions (``docs/simulation.md`` explains them with an example):
   per ClusterQueue they are attributed to the victim's queue, and per workload they are that
   total divided by the workloads seen in the queue.
 * **preemption cycles**: "X preempts Y, later Y preempts X", detected by
-  :func:`kueue_preempt.policies.simulation.detect_cycles` over the ``preempted`` events.
+  :func:`kueue_preempt.sim.output.cycles.detect_cycles` over the ``preempted`` events.
 * **utilization**: a workload's usage counts from ``admitted`` until ``finished`` or, for a
   preemption victim, until ``released`` (not until ``preempted``: its quota is held until
   then). The mean utilization of a node is ∫usage dt ÷ (quota · span), per FlavorResource,
@@ -34,7 +34,7 @@ from kueue_preempt.snapshot.drs import dominant_resource_share
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.io import ClusterDump
 from kueue_preempt.model import FlavorResource
-from kueue_preempt.policies.simulation import PreemptionEvent, detect_cycles
+from kueue_preempt.sim.output.cycles import PreemptionCycle, detect_cycles
 from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.sim.output.timeline import Admitted, Arrived, Event, Finished, Livelock, Preempted, Released
 
@@ -140,14 +140,6 @@ class QueueSummary:
     @property
     def preemptions_per_workload(self) -> float:
         return self.preemptions / self.workloads if self.workloads else 0.0
-
-
-@attrs.frozen
-class PreemptionCycle:
-    """``first.preemptor`` preempted ``first.workload``; later ``second`` reversed it."""
-
-    first: Preempted
-    second: Preempted
 
 
 def _queues(value: Iterable[QueueSummary]) -> tuple[QueueSummary, ...]:
@@ -306,7 +298,7 @@ def summarize(events: Iterable[Event], *, dump: ClusterDump | None = None, until
     for node in tree.nodes.values():
         node.settle(span)
 
-    cycles = _detect(preempted)
+    cycles = detect_cycles(preempted)
     members: dict[tuple[str, str], set[str]] = {key: set() for key in tree.nodes}
     for name, cq in cq_of.items():
         for node in tree.chain(cq):
@@ -393,23 +385,6 @@ def _record(tree: _Tree, t: float) -> None:
         share = dominant_resource_share(snapshot, qn).precise
         if not node.shares or node.shares[-1].share != share:
             node.shares.append(SharePoint(t, share))
-
-
-def _detect(preempted: Sequence[Preempted]) -> tuple[PreemptionCycle, ...]:
-    # Reuse the policies simulation's definition; the event index stands in for its integer time.
-    events = [
-        PreemptionEvent(
-            time=i,
-            preemptor=p.preemptor,
-            victim=p.workload,
-            preemptor_priority=p.preemptor_priority,
-            victim_priority=p.victim_priority,
-            preemptor_boost=p.preemptor_boost,
-            victim_boost=p.victim_boost,
-        )
-        for i, p in enumerate(preempted)
-    ]
-    return tuple(PreemptionCycle(preempted[c.first.time], preempted[c.second.time]) for c in detect_cycles(events))
 
 
 def arrival_waits(events: Iterable[Event]) -> dict[str, tuple[float, ...]]:
