@@ -39,6 +39,8 @@ Needs only the package (``PYTHONPATH=src``). Results: docs/performance.md, secti
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 import collections
 import json
 import os
@@ -80,7 +82,8 @@ def tier_snapshot(cqs: int) -> dict[str, Any]:
 
     name = "L" if cqs == 100 else f"L/{cqs}"
     if name not in perf_gen.TIERS:
-        perf_gen.TIERS[name] = dict(perf_gen.TIERS["L"], cqs=cqs, admitted=perf_gen.TIERS["L"]["admitted"] * cqs // 100)
+        admitted = int(perf_gen.TIERS["L"]["admitted"])  # type: ignore[call-overload]
+        perf_gen.TIERS[name] = dict(perf_gen.TIERS["L"], cqs=cqs, admitted=admitted * cqs // 100)
     snap: dict[str, Any] = perf_gen.build_snapshot(name)
     return snap
 
@@ -288,7 +291,7 @@ def _install_breakdown() -> tuple[dict[str, list[float]], Callable[[], None]]:
                 _t[1] += time.perf_counter() - t0
 
         setattr(owner, attr, timed)
-        undo.append(lambda o=owner, a=attr, f=original: setattr(o, a, f))
+        undo.append(functools.partial(setattr, owner, attr, original))
 
     def restore() -> None:
         for u in reversed(undo):
@@ -317,7 +320,16 @@ def _event_floor(result: SimulationResult) -> float:
     return seconds
 
 
-def measure_l_tier(cqs: int, profile: str | None = None, breakdown: bool = False) -> dict[str, Any]:
+def event_hash(result: SimulationResult) -> str:
+    """sha256 of the timeline, one ``repr`` per event and line: equal hashes, equal timelines
+    (every event's kind, time and fields; attrs' repr names the class, not its module)."""
+    digest = hashlib.sha256()
+    for e in result.timeline:
+        digest.update((repr(e) + "\n").encode())
+    return digest.hexdigest()
+
+
+def measure_l_tier(cqs: int, profile: str | None = None, breakdown: bool = False, hashed: bool = False) -> dict[str, Any]:
     """The L-tier run: build the inputs (timed apart), then :func:`simulate` (resolving the
     arrivals against the dump, the event loop and every cycle) under the clock. With
     ``breakdown`` the hot operations are counted and timed (which slows the run slightly) and the
@@ -352,14 +364,18 @@ def measure_l_tier(cqs: int, profile: str | None = None, breakdown: bool = False
     last = max(r.at for r in arrivals.rows)
     nominal = sum(q.nominal for cq in dump.cluster_queues for q in cq.quotas.values())
     row.update(figures(result, last, nominal))
+    if hashed:
+        row["eventHash"] = event_hash(result)
     return row
 
 
-def measure_large_scale() -> dict[str, Any]:
+def measure_large_scale(hashed: bool = False) -> dict[str, Any]:
     built = build_scenario(load_scenario(LARGE_SCALE))
     row, result = _timed("large-scale", len(built.queues), len(built.workloads), 0, lambda: general_run(built))
     last = max((w.at_ms for w in built.workloads), default=0) / 1000.0
     row.update(figures(result, last, sum(q.nominal_cpu_millis for q in built.queues)))
+    if hashed:
+        row["eventHash"] = event_hash(result)
     return row
 
 
@@ -374,14 +390,16 @@ def main() -> None:
     parser.add_argument("--profile", default=None, help="write a cProfile of the L-tier run to this file")
     parser.add_argument("--breakdown", action="store_true",
                         help="count and time the hot operations of the L-tier run, and measure its event floor")
+    parser.add_argument("--event-hash", action="store_true",
+                        help="add eventHash: sha256 of the timeline (after timing), to check that a change kept every event")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     args = parser.parse_args()
     rows = []
     for name in args.runs.split(","):
         if name == "L-tier":
-            row = measure_l_tier(args.cqs, args.profile, args.breakdown)
+            row = measure_l_tier(args.cqs, args.profile, args.breakdown, args.event_hash)
         elif name == "large-scale":
-            row = measure_large_scale()
+            row = measure_large_scale(args.event_hash)
         else:
             raise SystemExit(f"unknown run {name!r}")
         print(json.dumps(row), flush=True)
