@@ -25,6 +25,12 @@ from kueue_preempt.model import (
 )
 from kueue_preempt.snapshot.quota import Snapshot
 
+import argparse
+
+from kueue_preempt.cli.common import EXIT_OK, text
+from kueue_preempt.model.priority import priority_info
+from kueue_preempt.preemption.targets import get_targets
+
 __all__ = ["DemoScenario", "demo_scenario"]
 
 _CPU = FlavorResource("default", "cpu")
@@ -90,3 +96,31 @@ def demo_scenario() -> DemoScenario:
         config=PreemptionConfig(),
         now=_NOW,
     )
+
+
+def run_demo(args: argparse.Namespace) -> tuple[int, str]:
+    scenario = demo_scenario()
+    snap = scenario.snapshot
+    out = [scenario.description, ""]
+    p = priority_info(scenario.preemptor, scenario.config)
+    out.append(
+        f"Incoming: {scenario.preemptor.key} (priority {p.effective}) into ClusterQueue "
+        f"{scenario.cluster_queue} path {snap.path(snap.cluster_queue(scenario.cluster_queue))}"
+    )
+    reqs = ", ".join(f"{fr}={v}" for fr, v in sorted(scenario.assignment.requests.items()))
+    out.append(f"Requests: {reqs}")
+    targets = get_targets(
+        scenario.preemptor, scenario.cluster_queue, scenario.assignment, snap, config=scenario.config, now=scenario.now
+    )
+    out.append("")
+    if not targets:
+        out.append("No preemption possible: the incoming workload stays pending.")
+        return EXIT_OK, text(out)
+    out.append(f"{len(targets)} target(s):")
+    for t in targets:
+        info = priority_info(t.workload, scenario.config)
+        out.append(
+            f"  - {t.workload.key:<24} cq={t.cluster_queue:<10} priority={info.effective:<5} reason={t.reason.value}"
+        )
+        out.append(f"    {t.message}")
+    return EXIT_OK, text(out)

@@ -27,7 +27,31 @@ from kueue_preempt.io.objects import PodSetRequests
 from kueue_preempt.model import FlavorAssignmentMode, FlavorResource, PreemptionConfig, Target, Workload
 from kueue_preempt.snapshot.quota import Snapshot
 
-__all__ = ["ExplainAssignment", "kueue_assignment", "file_assignment", "KUEUE_NOTE"]
+
+import argparse
+import json
+from datetime import timezone
+
+from kueue_preempt.cli.gates import note_ignored_boosts
+from kueue_preempt.errors import UnknownClusterQueue
+from kueue_preempt.io import (
+    ClusterDump,
+    LoadedWorkload,
+    ManifestError,
+    load_assignment,
+    parse_documents,
+    read_bytes,
+)
+from kueue_preempt.io.text import time_text
+from kueue_preempt.io.dump import dump_from_objects, resolve_priorities
+from kueue_preempt.cli.cycle import cohort_note
+from kueue_preempt.cycle import CycleConfig
+from kueue_preempt.io.cycle_state import load_cluster_state
+from kueue_preempt.model.priority import preemption_cost, priority_info
+from kueue_preempt.preemption.common.trace import TraceEvent
+from kueue_preempt.cli.common import EXIT_NO_TARGETS, EXIT_OK, kueue_config_of, preemption_config_of, table, text
+
+__all__ = ["ExplainAssignment", "kueue_assignment", "file_assignment", "KUEUE_NOTE", "run_explain"]
 
 KUEUE_NOTE = (
     "Kueue's flavor assignment, scanning every resource group from its first flavor; Kueue resumes "
@@ -189,3 +213,179 @@ def file_assignment(
         requests=requests, preempt=preempt, outcome=e.outcome.value, targets=e.targets,
     )  # fmt: skip
     return shown, e
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def _incoming(path: str, dump: ClusterDump) -> LoadedWorkload:
+    """The one Workload of ``path``, with its priority resolved against the dump's classes."""
+    name = "<stdin>" if path == "-" else path
+    single = dump_from_objects(parse_documents(read_bytes(path), source=name))
+    if len(single.workloads) != 1:
+        raise ManifestError(name, "", "", "", f"--incoming needs exactly one Workload, found {len(single.workloads)}")
+    lw = resolve_priorities(single.workloads, dump.workload_priority_classes, dump.priority_classes)[0]
+    if lw.key in {w.key for w in dump.workloads}:
+        raise ManifestError(name, "Workload", lw.key, "metadata.name", "is already in the dump; use --workload")
+    if not lw.is_pending:
+        raise ManifestError(name, "Workload", lw.key, "status", f"an incoming workload must be pending, but it {lw.state}")
+    return lw
+
+
+def run_explain(args: argparse.Namespace) -> tuple[int, str]:
+    kueue = kueue_config_of(args)
+    config = preemption_config_of(args, kueue)
+    reclaim = config.feature_gates.reclaimable_pods
+    now = args.now if args.now is not None else datetime.now(timezone.utc)
+    cluster, dump = load_cluster_state(*args.dump)
+    lw = _incoming(args.incoming, dump) if args.incoming else dump.pending_workload(args.workload)
+    note_ignored_boosts([w.workload for w in dump.workloads] + ([lw.workload] if args.incoming else []), config.feature_gates)
+    via = ""
+    if args.cluster_queue:
+        cq = args.cluster_queue
+    else:
+        cq = dump.cluster_queue_for(lw)
+        via = f"LocalQueue {lw.workload.namespace}/{lw.workload.local_queue}"
+    snapshot = dump.snapshot(reclaimable_pods=reclaim)
+    if not snapshot.has_cluster_queue(cq):
+        raise UnknownClusterQueue("--cluster-queue", "cluster_queue", cq)
+    if args.assignment:
+        pod_sets = lw.requested_pod_sets(reclaim)  # FAS-1a
+        given = load_assignment(args.assignment, pod_sets)
+        fa, e = file_assignment(args.assignment, given, pod_sets, lw.workload, cq, snapshot, config, now)
+        trace = e.trace if e is not None else ()
+    else:
+        e = explain(lw.workload, cq, snapshot, flavors=dump.flavors(), config=config, now=now)
+        fa, trace = kueue_assignment(e), e.trace
+    report = _ExplainReport(lw, cq, via, snapshot, config, now, fa, trace)
+    text = report.json() if args.output == "json" else report.table(show_trace=not args.no_trace)
+    if args.workload and not args.cluster_queue:
+        # SC-ORD-1/SC-FS-1: the same cycle another head of the cohort may take the capacity first.
+        note = cohort_note(cluster, lw.key, now, CycleConfig(preemption=config))
+        if args.output == "json":
+            doc = json.loads(text)
+            doc["cycleNote"] = note
+            text = json.dumps(doc, indent=2) + "\n"
+        elif note is not None:
+            text += note + "\n"
+    return (EXIT_OK if fa.targets else EXIT_NO_TARGETS), text
+
+
+class _ExplainReport:
+    """Everything ``explain`` prints, as a table or as JSON."""
+
+    def __init__(
+        self,
+        lw: LoadedWorkload,
+        cq: str,
+        via: str,
+        snapshot: Snapshot,
+        config: PreemptionConfig,
+        now: datetime,
+        fa: ExplainAssignment,
+        trace: Sequence[TraceEvent],
+    ) -> None:
+        self.lw = lw
+        self.cq = cq
+        self.via = via
+        self.path = snapshot.path(snapshot.cluster_queue(cq))
+        self.config = config
+        self.now = now
+        self.fa = fa
+        self.requests = fa.requests
+        self.preempt = fa.preempt
+        self.outcome = fa.outcome
+        self.targets = fa.targets
+        self.trace = trace
+        self.boost = config.priority_boost
+
+    def _algorithm(self) -> str:
+        if self.config.fair_sharing is None:
+            return "classic"
+        return "fair sharing (" + ", ".join(s.value for s in self.config.fair_sharing.preemption_strategies) + ")"
+
+    def _outcome_text(self) -> str:
+        if self.outcome == "targets":
+            return f"{len(self.targets)} target(s): evicting them makes room for the workload."
+        if self.outcome == "fits":
+            return "No preemption needed: every requested resource fits (Fit mode, FA-2: nothing to preempt for)."
+        if self.outcome == "no-fit":
+            return "The workload cannot fit even with preemption (NoFit): " + "; ".join(self.fa.no_fit)
+        return "No targets: preemption cannot make room, so the workload stays pending (see the trace)."
+
+    def table(self, *, show_trace: bool) -> str:
+        w = self.lw.workload
+        info = priority_info(w, boost_enabled=self.boost)
+        out = [
+            f"Workload:      {w.key}",
+            f"ClusterQueue:  {self.cq} (path {self.path}{', via ' + self.via if self.via else ''})",
+            f"Priority:      {info.effective} (base {info.base} + boost {info.boost})",
+            f"Algorithm:     {self._algorithm()}, now {time_text(self.now)}",
+        ]
+        out += self.fa.table_lines()
+        if self.requests:
+            out.append("Requests:      " + ", ".join(f"{k}={v}" for k, v in self.requests.items()) + " (FA-3)")
+            out.append("Preempt for:   " + (", ".join(self.preempt) or "nothing"))
+        out += ["", "Result: " + self._outcome_text()]
+        if self.targets:
+            rows = []
+            for t in self.targets:
+                p = priority_info(t.workload, boost_enabled=self.boost)
+                rows.append(
+                    [
+                        t.workload.key,
+                        t.cluster_queue,
+                        t.reason.value,
+                        f"{p.effective} ({p.base}{p.boost:+d})",
+                        _cost(t),
+                    ]
+                )
+            out += [""] + table(["TARGET", "CLUSTERQUEUE", "REASON", "PRIORITY (BASE+BOOST)", "COST"], rows)
+            out += ["", "Messages (the Preempted condition message Kueue writes on each target):"]
+            out += [f"  {t.workload.key}: {t.message}" for t in self.targets]
+        if show_trace and len(self.trace):
+            rows = [
+                [str(i), e.verdict.value, e.rule, e.workload or "-", e.detail]
+                for i, e in enumerate(self.trace, start=1)
+            ]
+            out += ["", f"Decision trace ({len(self.trace)} events):"]
+            out += table(["#", "VERDICT", "RULE", "WORKLOAD", "DETAIL"], rows)
+        return text(out)
+
+    def json(self) -> str:
+        w = self.lw.workload
+        info = priority_info(w, boost_enabled=self.boost)
+        doc: dict[str, Any] = {
+            "workload": w.key,
+            "clusterQueue": self.cq,
+            "path": self.path,
+            "priority": {"effective": info.effective, "base": info.base, "boost": info.boost},
+            "algorithm": "classic" if self.config.fair_sharing is None else "fairSharing",
+            "strategies": None
+            if self.config.fair_sharing is None
+            else [s.value for s in self.config.fair_sharing.preemption_strategies],
+            "now": time_text(self.now),
+            **self.fa.json(),
+            "outcome": self.outcome,
+            "targets": [self._target_json(t) for t in self.targets],
+            "trace": [e.as_dict() for e in self.trace],
+        }
+        return json.dumps(doc, indent=2) + "\n"
+
+    def _target_json(self, t: Target) -> dict[str, Any]:
+        p = priority_info(t.workload, boost_enabled=self.boost)
+        return {
+            "workload": t.workload.key,
+            "namespace": t.workload.namespace,
+            "name": t.workload.name,
+            "uid": t.workload.uid,
+            "clusterQueue": t.cluster_queue,
+            "reason": t.reason.value,
+            "priority": {"effective": p.effective, "base": p.base, "boost": p.boost},
+            "cost": None if t.workload.preemption_cost is None else _cost(t),
+            "message": t.message,
+        }
+
+
+def _cost(t: Target) -> str:
+    return "-" if t.workload.preemption_cost is None else format(preemption_cost(t.workload), "f")
