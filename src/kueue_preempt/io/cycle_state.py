@@ -37,6 +37,9 @@ def _workload(lw: io.LoadedWorkload) -> Workload:
     return attrs.evolve(lw.workload, reclaimable_pods=lw.reclaimable_pods)
 
 
+_DEFAULT_STATUS = WorkloadStatus()
+
+
 def cluster_state_from_dump(dump: ClusterDump, namespaces: Iterable[Namespace] = ()) -> ClusterState:
     """The cycle input of a loaded dump. ``namespaces`` empty = every namespace exists, unlabeled."""
     queueing = {s.name: s for s in dump.cluster_queue_settings}
@@ -48,7 +51,7 @@ def cluster_state_from_dump(dump: ClusterDump, namespaces: Iterable[Namespace] =
         local_queues=dump.local_queues,
         queueing=queueing,
         workloads=[_workload(lw) for lw in dump.workloads],
-        statuses={lw.key: WorkloadStatus(active=False) for lw in dump.workloads if not lw.active},
+        statuses={lw.key: lw.status for lw in dump.workloads if lw.status != _DEFAULT_STATUS},
         priority_classes=dump.workload_priority_classes,
     )
 
