@@ -261,14 +261,12 @@ class ClusterDump:
                     "status.admission.clusterQueue",
                     f"holds quota in ClusterQueue {lw.workload.cluster_queue!r}, which is not in the dump",
                 )
-        return Snapshot(
-            cluster_queues=self.cluster_queues,
-            cohorts=self.cohorts,
-            workloads=[
-                lw.workload if reclaimable_pods or not lw.workload.reclaimable_pods else _without_reclaim(lw.workload)
-                for lw in holders
-            ],
-            priority_classes=self.workload_priority_classes,
+        # The dump's own charge rule (QuotaReserved=True, not finished, active) and its
+        # workloads' reclaimable pods counted against the admitted pods (DM-7); the rest is
+        # the cycle input's builder, without the cycle's exclusions or index.
+        return self.state.snapshot(
+            charged=[lw.workload for lw in holders],
+            reclaimable_pods=reclaimable_pods,
             implicit_cohorts=implicit_cohorts,
         )
 
@@ -480,10 +478,6 @@ def _with_priority(obj: _T, class_name: str, values: Mapping[str, int], default:
     class is named (pods, and PodGroups per PG-DEF-1), as Kubernetes' admission sets it."""
     value = values.get(class_name) if class_name else default
     return obj if value is None else attrs.evolve(obj, priority=value)
-
-
-def _without_reclaim(workload: Workload) -> Workload:
-    return attrs.evolve(workload, reclaimable_pods={})
 
 
 def _display_name(raw: RawObject) -> str:

@@ -121,6 +121,9 @@ def _pod_sets(value: Iterable[PodSetRequests]) -> tuple[PodSetRequests, ...]:
     return tuple(value)
 
 
+_ACTIVE = WorkloadStatus()  # frozen: one shared default value
+
+
 @attrs.frozen
 class LoadedWorkload:
     """A Workload manifest: the model :class:`~kueue_preempt.Workload`, the per-workload fields
@@ -131,7 +134,7 @@ class LoadedWorkload:
 
     workload: Workload
     pod_sets: tuple[PodSetRequests, ...] = attrs.field(default=(), converter=_pod_sets)
-    status: WorkloadStatus = attrs.field(factory=WorkloadStatus)
+    status: WorkloadStatus = _ACTIVE
     """What the cycle reads besides the model workload; ``status.active`` is ``spec.active``."""
     reclaimable_pods: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_counts)
     """``status.reclaimablePods`` as written: pod set name -> reclaimable pods (FAS-1a)."""
