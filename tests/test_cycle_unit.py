@@ -21,12 +21,14 @@ from kueue_preempt.cycle import (
     ClusterQueueSettings,
     QueueState,
     RequeueReason,
+    WorkloadStatus,
     initial_queue_state,
     notify,
     release_evicted,
     run_cycles,
     schedule_cycle,
 )
+from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.model.flavors import FlavorQuotas, PodSetSpec, ResourceGroup
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -240,7 +242,6 @@ def test_queue_state_is_a_value() -> None:
 def _parked_state(namespaces: list[Namespace], selector: LabelSelector) -> tuple[ClusterState, QueueState]:
     """Four workloads parked in q: a plain one, one held by Requeued=False, one whose
     requeueAt is still ahead, one whose requeueAt has passed (SC-RQ-2)."""
-    from kueue_preempt.cycle import WorkloadStatus
 
     held = attrs.evolve(
         pending("held", "q", 1, 0), conditions=[Condition("Requeued", "False", "PodsReadyTimeout", NOW)]
@@ -293,3 +294,27 @@ def test_incremental_heads_follow_a_priority_change_of_a_waiting_workload() -> N
     step = live.cycle(NOW)
     assert step.heads == pure.heads == ("ns/w0",)
     assert step.results == pure.results
+
+
+def test_one_snapshot_builder_with_the_cycle_and_explain_differences_as_parameters() -> None:
+    """ClusterState.snapshot (decision (st-e) step 4): the cycle leaves cohort cycles out and
+    turns the index on; by default every ClusterQueue is kept, the charged workloads are those
+    that hold quota (SC-ST-6), and ``reclaimable_pods=False`` ignores reclaimable pods (FAS-1a)."""
+    loop = [Cohort("a", parent="b"), Cohort("b", parent="a")]
+    held = attrs.evolve(admitted("x", "q", 2, 0), reclaimable_pods={"main": 1})
+    c = ClusterState(
+        cluster_queues=[cq("q", 4), cq("r", 4, cohort="a")],
+        cohorts=loop,
+        workloads=[held, admitted("y", "r", 1, 0), pending("p", "q", 1, 0)],
+        statuses={"ns/y": WorkloadStatus(active=False)},
+    )
+    cycle = c.snapshot(skip_cohort_cycles=True, resource_groups=True, index=PreemptionConfig())
+    assert cycle.has_cluster_queue("q") and not cycle.has_cluster_queue("r")
+    assert list(cycle.cluster_queue("q").workloads) == ["ns/x"]
+    assert cycle.index_for(PreemptionConfig()) is not None
+    no_cycles = attrs.evolve(c, cohorts=[Cohort("a")], cluster_queues=[cq("q", 4), cq("r", 4, cohort="a")])
+    every = no_cycles.snapshot()
+    assert every.has_cluster_queue("r") and list(every.cluster_queue("r").workloads) == []  # inactive: not charged
+    assert no_cycles.snapshot(charged=[]).cluster_queue("q").workloads == {}
+    off = no_cycles.snapshot(reclaimable_pods=False).cluster_queue("q").workloads["ns/x"]
+    assert off.reclaimable_pods == {}

@@ -312,7 +312,7 @@ def test_pending_dump_workloads_are_in_the_start_state_without_a_wait() -> None:
     when the first arrival is later; they have no wait time (SC-SIM-13 item 8)."""
     base = small_dump()
     train = base.workload("team-a/train")
-    dump = attrs.evolve(base, workloads=[attrs.evolve(train, active=True), *[w for w in base.workloads if w is not train]])
+    dump = attrs.evolve(base, workloads=[attrs.evolve(train, status=attrs.evolve(train.status, active=True)), *[w for w in base.workloads if w is not train]])
     fake = FakeScheduler(dump)
     arrivals = resolve_arrivals(parse_arrivals(json.dumps({"at": 50, "duration": 1, "template": "etl", "name": "late"})), dump)
     result = run_simulation(fake, dump, arrivals)

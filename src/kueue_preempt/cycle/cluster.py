@@ -17,8 +17,10 @@ import attrs
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model.time import to_optional_time
 from kueue_preempt.errors import InvalidModel
-from kueue_preempt.model.flavors import ResourceFlavor
+from kueue_preempt.model.config import PreemptionConfig
+from kueue_preempt.model.flavors import ResourceFlavor, groups_of_quota_keys
 from kueue_preempt.model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
+from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.model.queues import ClusterQueueSettings, LocalQueue, QueueingStrategy, StopPolicy
 
 __all__ = [
@@ -185,5 +187,89 @@ class ClusterState:
         found = self.queueing.get(cq)
         return found if found is not None else ClusterQueueSettings(cq)
 
+    def snapshot(
+        self,
+        *,
+        charged: Iterable[Workload] | None = None,
+        skip_cohort_cycles: bool = False,
+        reclaimable_pods: bool = True,
+        implicit_cohorts: bool = True,
+        resource_groups: bool = False,
+        index: PreemptionConfig | None = None,
+    ) -> Snapshot:
+        """The quota tree of this cluster with the workloads that hold quota (SC-ST-6, DM-7):
+        the one builder of both the cycle's snapshot and ``explain``'s.
+
+        * ``charged``: the workloads charged to their ClusterQueues, in order; ``None`` = those
+          of :attr:`workloads` that :func:`holds_quota` (by :meth:`status`). A charged
+          workload whose ClusterQueue is not in the snapshot is left out (callers that must
+          report it, like the dump's manifest-path error, check first).
+        * ``skip_cohort_cycles``: leave out the Cohorts on or below a parent cycle and the
+          ClusterQueues in them (SC-ST-4; the cycle). Off, a cycle is the snapshot's error.
+        * ``reclaimable_pods``: gate ``ReclaimablePods``; off, ``reclaimable_pods`` of the
+          charged workloads is ignored and every admitted pod counts (FAS-1a).
+        * ``implicit_cohorts``: a Cohort named but not given exists with no quota, as in Kueue.
+        * ``resource_groups``: write into each ClusterQueue the resource groups the flavor
+          assigner would recover from its quotas (FAS-4), once per snapshot rather than once
+          per nomination (the cycle).
+        * ``index``: build the sorted candidate index for this preemption configuration
+          (:meth:`~kueue_preempt.snapshot.quota.Snapshot.enable_index`); ``None`` = none.
+        """
+        cyclic = cyclic_cohorts(self.cohorts) if skip_cohort_cycles else frozenset()
+        cqs = [cq for cq in self.cluster_queues if cq.cohort is None or cq.cohort not in cyclic]
+        if resource_groups:
+            cqs = [_with_groups(cq) for cq in cqs]
+        names = {cq.name for cq in cqs}
+        cohorts = [co for co in self.cohorts if co.name not in cyclic] if cyclic else self.cohorts
+        if charged is None:
+            charged = [w for w in self.workloads if holds_quota(w, self.status(w.key))]
+        workloads = [w for w in charged if w.cluster_queue in names]
+        if not reclaimable_pods:
+            workloads = [attrs.evolve(w, reclaimable_pods={}) if w.reclaimable_pods else w for w in workloads]
+        snapshot = Snapshot(
+            cqs, cohorts, workloads, priority_classes=self.priority_classes, implicit_cohorts=implicit_cohorts
+        )
+        if index is not None:
+            snapshot.enable_index(index)
+        return snapshot
+
 
 _DEFAULT_STATUS = WorkloadStatus()
+
+
+def finished(w: Workload) -> bool:
+    """Condition ``Finished=True``."""
+    c = w.condition("Finished")
+    return c is not None and c.is_true
+
+
+def holds_quota(w: Workload, status: WorkloadStatus) -> bool:
+    """SC-ST-6 / DM-7: holds a reservation (``cluster_queue`` set), active and not finished."""
+    return bool(w.cluster_queue) and status.active and not finished(w)
+
+
+def cyclic_cohorts(cohorts: Iterable[Cohort]) -> frozenset[str]:
+    """Cohorts on, or below, a parent cycle (SC-ST-4): their trees are left out of the cycle's snapshot."""
+    parent = {c.name: c.parent for c in cohorts}
+    bad: set[str] = set()
+    for start in parent:
+        seen: list[str] = []
+        node: str | None = start
+        while node is not None and node not in seen and node not in bad:
+            seen.append(node)
+            node = parent.get(node)
+        if node is not None and (node in seen or node in bad):
+            bad.update(seen)
+    return frozenset(bad)
+
+
+def _with_groups(cq: ClusterQueue) -> ClusterQueue:
+    """The ClusterQueue with the resource groups the flavor assigner would recover from its
+    quotas (FAS-4, ``groups_of_quota_keys``) written in, so they are derived once per snapshot
+    rather than once per nomination. Only the assigner reads them; same groups, same order."""
+    if cq.resource_groups or not cq.quotas:
+        return cq
+    try:
+        return attrs.evolve(cq, resource_groups=groups_of_quota_keys(cq.quotas))
+    except InvalidModel:  # groups that do not give back the same quotas: let the assigner derive them
+        return cq

@@ -35,7 +35,15 @@ from kueue_preempt.cycle.queueing import queue_order_key
 from kueue_preempt.model.priority import effective_priority, priority_info
 from kueue_preempt.model.quantity import amount_mul
 from kueue_preempt.snapshot.quota import Snapshot
-from kueue_preempt.cycle.cluster import ClusterState, QueueingStrategy, StopPolicy, WorkloadStatus
+from kueue_preempt.cycle.cluster import (
+    ClusterState,
+    QueueingStrategy,
+    StopPolicy,
+    WorkloadStatus,
+    cyclic_cohorts,
+    finished,
+    holds_quota,
+)
 from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.entry import Entry, Mode, Nomination, Outcome
 from kueue_preempt.cycle.nominate import NominationMemo, nominate
@@ -189,7 +197,7 @@ class ClusterIndex:
             names = {fr.flavor for cq in cluster.cluster_queues for fr in cq.quotas}
             names |= {f.name for cq in cluster.cluster_queues for g in cq.resource_groups for f in g.flavors}
             self.flavors = {n: ResourceFlavor(n) for n in sorted(names)}
-        self.cyclic = _cyclic_cohorts(cluster.cohorts)
+        self.cyclic = cyclic_cohorts(cluster.cohorts)
 
     def status(self, key: str) -> WorkloadStatus:
         return self.statuses.get(key) or _NO_STATUS
@@ -232,21 +240,6 @@ class ClusterIndex:
         return spec is not None and spec.cohort is not None and spec.cohort in self.cyclic
 
 
-def _cyclic_cohorts(cohorts: Iterable[Cohort]) -> frozenset[str]:
-    """Cohorts on, or below, a parent cycle (SC-ST-4): their trees are left out of the snapshot."""
-    parent = {c.name: c.parent for c in cohorts}
-    bad: set[str] = set()
-    for start in parent:
-        seen: list[str] = []
-        node: str | None = start
-        while node is not None and node not in seen and node not in bad:
-            seen.append(node)
-            node = parent.get(node)
-        if node is not None and (node in seen or node in bad):
-            bad.update(seen)
-    return frozenset(bad)
-
-
 def queue_of(cluster: ClusterState, workload: Workload) -> str | None:
     """SC-ST-1: the ClusterQueue a pending workload is queued in, via its LocalQueue."""
     return queue_in(ClusterIndex(cluster), workload)
@@ -262,21 +255,16 @@ def queue_in(c: ClusterIndex, w: Workload) -> str | None:
     return lq.cluster_queue
 
 
-def _finished(w: Workload) -> bool:
-    finished = w.condition("Finished")
-    return finished is not None and finished.is_true
-
-
 def is_charged(c: ClusterIndex, w: Workload) -> bool:
-    """SC-ST-6 / DM-7: holds a reservation, active and not finished."""
-    return bool(w.cluster_queue) and c.status(w.key).active and not _finished(w)
+    """SC-ST-6 / DM-7 (:func:`~kueue_preempt.cycle.cluster.holds_quota`) with the index's statuses."""
+    return holds_quota(w, c.status(w.key))
 
 
 def _queueable(c: ClusterIndex, w: Workload) -> bool:
     """SC-ST-2 (the parts the model carries): not charged, active, not finished."""
     if w.cluster_queue:
         return False
-    return c.status(w.key).active and not _finished(w)
+    return c.status(w.key).active and not finished(w)
 
 
 def shape_hash(workload: Workload, config: CycleConfig) -> Hashable:
@@ -343,29 +331,16 @@ def cycle_snapshot(c: ClusterIndex, config: CycleConfig) -> Snapshot:
     Stopped ClusterQueues and those naming a missing flavor stay in the snapshot: their quota
     and usage still count at cohort level (SC-ST-5); they only give no heads.
     """
-    cqs = [_with_groups(cq) for cq in c.state.cluster_queues if not c.in_cohort_cycle(cq.name)]
-    names = {cq.name for cq in cqs}
-    cohorts = [co for co in c.state.cohorts if co.name not in c.cyclic]
-    charged = [w for w in c.workloads.values() if w.cluster_queue in names and is_charged(c, w)]
-    snapshot = Snapshot(cqs, cohorts, charged, priority_classes=c.state.priority_classes)
     # Every nomination asks get_targets (and the FA-6 oracle, once per flavor-resource) for
     # candidates; the sorted candidate index answers those without sorting every workload of
     # the tree each time. The cycle only adds usage (never workloads) outside what-if blocks,
     # so the index stays current; a block that removes victims hides them from it (Snapshot._hidden).
-    snapshot.enable_index(config.preemption)
-    return snapshot
-
-
-def _with_groups(cq: ClusterQueue) -> ClusterQueue:
-    """The ClusterQueue with the resource groups the flavor assigner would recover from its
-    quotas (FAS-4, ``groups_of_quota_keys``) written in, so they are derived once per snapshot
-    rather than once per nomination. Only the assigner reads them; same groups, same order."""
-    if cq.resource_groups or not cq.quotas:
-        return cq
-    try:
-        return attrs.evolve(cq, resource_groups=groups_of_quota_keys(cq.quotas))
-    except InvalidModel:  # groups that do not give back the same quotas: let the assigner derive them
-        return cq
+    return c.state.snapshot(
+        charged=[w for w in c.workloads.values() if w.cluster_queue and is_charged(c, w)],
+        skip_cohort_cycles=True,
+        resource_groups=True,
+        index=config.preemption,
+    )
 
 
 def _outdated(progress: ScanProgress, shape: Hashable, cycle: int, generation: int, config: CycleConfig) -> bool:

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Mapping, TypeVar
 import attrs
 
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.cycle.cluster import ClusterState, Namespace, WorkloadStatus
 from kueue_preempt.errors import DuplicateName
 from kueue_preempt.model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
 from kueue_preempt.podgroup import (
@@ -27,7 +28,7 @@ from kueue_preempt.podgroup import (
     PodGroupPreemptor,
 )
 from kueue_preempt.snapshot.quota import Snapshot
-from kueue_preempt.io._fields import ParseContext
+from kueue_preempt.io._fields import ParseContext, open_object
 from kueue_preempt.io.errors import ManifestError, ManifestTooLarge, NotPending, ObjectNotFound, WorkloadNotFound
 from kueue_preempt.io.kube import (
     POD_GROUP_VERSIONS,
@@ -86,6 +87,11 @@ class ClusterDump:
 
     ``skipped`` counts objects of kinds the loader does not read, keyed ``"Kind (apiVersion)"``.
     ``origins`` maps ``"Kind key"`` to the file an object came from (for messages).
+
+    :attr:`state` is the same cluster as the scheduling cycle's input
+    (:class:`~kueue_preempt.cycle.ClusterState`), built once per dump from its fields: the
+    dump keeps provenance, the PodGroup objects and what only messages, ``explain
+    --assignment`` and the writer read.
     """
 
     cluster_queues: tuple[ClusterQueue, ...] = attrs.field(default=(), converter=_tuple)
@@ -110,6 +116,11 @@ class ClusterDump:
     admission checks (io's own types until the model has a place for them)."""
     resource_flavor_specs: tuple[ResourceFlavorSpec, ...] = attrs.field(default=(), converter=_tuple)
     """Per loaded ResourceFlavor: node labels, taints, tolerations, topology."""
+    namespaces: tuple[Namespace, ...] = attrs.field(default=(), converter=_tuple)
+    """The ``v1`` Namespace objects, for their labels (``namespaceSelector``, SC-NOM-1). The
+    loader reads nothing else of them and still counts them in ``skipped``; none means every
+    namespace a workload names exists, unlabeled."""
+    _state: list[ClusterState] = attrs.field(init=False, factory=list, eq=False, repr=False)
     _workload_index: dict[str, LoadedWorkload] = attrs.field(init=False, eq=False, repr=False)
     _local_queue_index: dict[str, LocalQueue] = attrs.field(init=False, eq=False, repr=False)
 
@@ -134,6 +145,15 @@ class ClusterDump:
         _unique("PodGroup", (f"{g.namespace}/{g.name}" for g in self.pod_groups))
         _unique("CompositePodGroup", (f"{g.namespace}/{g.name}" for g in self.composite_pod_groups))
         _unique("PodDisruptionBudget", (f"{b.namespace}/{b.name}" for b in self.pod_disruption_budgets))
+
+    @property
+    def state(self) -> ClusterState:
+        """The cycle's input (SC-ST-1..7) of this dump, built on first use and then kept: the
+        quota tree, flavors, namespaces, LocalQueues, queueing settings, the model workloads
+        with their :class:`~kueue_preempt.cycle.WorkloadStatus`, the WorkloadPriorityClasses."""
+        if not self._state:
+            self._state.append(_cluster_state(self))
+        return self._state[0]
 
     # ------------------------------------------------------------------ summaries
 
@@ -241,14 +261,12 @@ class ClusterDump:
                     "status.admission.clusterQueue",
                     f"holds quota in ClusterQueue {lw.workload.cluster_queue!r}, which is not in the dump",
                 )
-        return Snapshot(
-            cluster_queues=self.cluster_queues,
-            cohorts=self.cohorts,
-            workloads=[
-                lw.workload if reclaimable_pods or not lw.workload.reclaimable_pods else _without_reclaim(lw.workload)
-                for lw in holders
-            ],
-            priority_classes=self.workload_priority_classes,
+        # The dump's own charge rule (QuotaReserved=True, not finished, active) and its
+        # workloads' reclaimable pods counted against the admitted pods (DM-7); the rest is
+        # the cycle input's builder, without the cycle's exclusions or index.
+        return self.state.snapshot(
+            charged=[lw.workload for lw in holders],
+            reclaimable_pods=reclaimable_pods,
             implicit_cohorts=implicit_cohorts,
         )
 
@@ -350,6 +368,7 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
     origins: dict[str, str] = {}
     skipped: Counter[str] = Counter()
     sources: dict[str, None] = {}
+    namespaces: list[Namespace] = []
     load = ParseContext()  # what the objects of this load share (parsed quantities)
     for raw in objects:
         sources.setdefault(raw.source, None)
@@ -357,6 +376,9 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
         group, _, version = api_version.rpartition("/")
         entry = _KINDS.get((group, kind))
         if entry is None:
+            if kind == "Namespace" and api_version == "v1":
+                meta = open_object(raw.source, raw.index, raw.data, "Namespace", namespaced=False)
+                namespaces.append(Namespace(meta.name, meta.metadata.get("labels").string_map()))
             skipped[f"{kind} ({api_version})"] += 1
             continue
         versions, parse, collection = entry
@@ -418,6 +440,33 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
         origins={k: v.rsplit(" #", 1)[0] for k, v in origins.items()},
         cluster_queue_settings=collected["cluster_queue_settings"],
         resource_flavor_specs=collected["resource_flavor_specs"],
+        namespaces=namespaces,
+    )
+
+
+_DEFAULT_STATUS = WorkloadStatus()
+
+
+def _cycle_workload(lw: LoadedWorkload) -> Workload:
+    # The loader already gives every Workload its spec pod sets and ClusterQueue its
+    # flavorFungibility (one mapping, io/objects.py); the cycle reads ``status.reclaimablePods``
+    # as written for admitted workloads too (FAS-1a).
+    if lw.workload.reclaimable_pods == lw.reclaimable_pods:
+        return lw.workload
+    return attrs.evolve(lw.workload, reclaimable_pods=lw.reclaimable_pods)
+
+
+def _cluster_state(dump: ClusterDump) -> ClusterState:
+    return ClusterState(
+        cluster_queues=dump.cluster_queues,
+        cohorts=dump.cohorts,
+        flavors=dump.flavors(),
+        namespaces=dump.namespaces,
+        local_queues=dump.local_queues,
+        queueing={s.name: s for s in dump.cluster_queue_settings},
+        workloads=[_cycle_workload(lw) for lw in dump.workloads],
+        statuses={lw.key: lw.status for lw in dump.workloads if lw.status != _DEFAULT_STATUS},
+        priority_classes=dump.workload_priority_classes,
     )
 
 
@@ -429,10 +478,6 @@ def _with_priority(obj: _T, class_name: str, values: Mapping[str, int], default:
     class is named (pods, and PodGroups per PG-DEF-1), as Kubernetes' admission sets it."""
     value = values.get(class_name) if class_name else default
     return obj if value is None else attrs.evolve(obj, priority=value)
-
-
-def _without_reclaim(workload: Workload) -> Workload:
-    return attrs.evolve(workload, reclaimable_pods={})
 
 
 def _display_name(raw: RawObject) -> str:

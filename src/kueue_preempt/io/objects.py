@@ -19,6 +19,7 @@ from kueue_preempt.model.flavors import (
     Taint,
     Toleration,
 )
+from kueue_preempt.cycle.cluster import WorkloadStatus
 from kueue_preempt.model import PodSetUsage, Workload
 from kueue_preempt.model.queues import AdmissionCheckRule, ClusterQueueSettings, LocalQueue
 from kueue_preempt.model.quantity import amount_input
@@ -120,18 +121,28 @@ def _pod_sets(value: Iterable[PodSetRequests]) -> tuple[PodSetRequests, ...]:
     return tuple(value)
 
 
+_ACTIVE = WorkloadStatus()  # frozen: one shared default value
+
+
 @attrs.frozen
 class LoadedWorkload:
-    """A Workload manifest: the model :class:`~kueue_preempt.Workload` plus what only the
-    loader needs — the spec pod sets (for a pending workload's flavor assignment) and
-    ``spec.active``.
+    """A Workload manifest: the model :class:`~kueue_preempt.Workload`, the per-workload fields
+    the cycle reads (:class:`~kueue_preempt.cycle.WorkloadStatus`: ``spec.active``), and what
+    only ``explain --assignment`` and the writer need — the spec pod sets as written and
+    ``status.reclaimablePods`` as written (FAS-1a).
     """
 
     workload: Workload
     pod_sets: tuple[PodSetRequests, ...] = attrs.field(default=(), converter=_pod_sets)
-    active: bool = True
+    status: WorkloadStatus = _ACTIVE
+    """What the cycle reads besides the model workload; ``status.active`` is ``spec.active``."""
     reclaimable_pods: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_counts)
     """``status.reclaimablePods`` as written: pod set name -> reclaimable pods (FAS-1a)."""
+
+    @property
+    def active(self) -> bool:
+        """``spec.active`` (kept in :attr:`status`)."""
+        return self.status.active
 
     def requested_pod_sets(self, reclaimable_pods: bool = True) -> tuple[PodSetRequests, ...]:
         """The pod sets a flavor assignment starts from (FAS-1a): with gate ``ReclaimablePods``

@@ -14,6 +14,7 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 
+from kueue_preempt.cycle.cluster import WorkloadStatus
 from kueue_preempt.model import Condition, EvictionStat, PodSetUsage, PriorityClassRef, Workload
 from kueue_preempt.model.flavors import NodeSelectorRequirement
 from kueue_preempt.model.pod_requests import pod_request_totals
@@ -95,9 +96,17 @@ def parse_workload(raw: RawObject, version: str, load: ParseContext | None = Non
             spec_pod_sets=[ps.spec() for ps in pod_sets],
         ),
     )
+    active = spec.get("active").boolean(True)
     return LoadedWorkload(
-        workload=workload, pod_sets=pod_sets, active=spec.get("active").boolean(True), reclaimable_pods=reclaimable
+        workload=workload,
+        pod_sets=pod_sets,
+        status=_ACTIVE if active else _INACTIVE,
+        reclaimable_pods=reclaimable,
     )
+
+
+_ACTIVE = WorkloadStatus()
+_INACTIVE = WorkloadStatus(active=False)
 
 
 def _reclaimable_pods(field: Field, pod_sets: list[PodSetRequests], elastic: bool) -> dict[str, int]:

@@ -123,7 +123,7 @@ def _instantiate(
         )
         pod_sets = _apply_pod_sets(lw.pod_sets, o.pod_sets, source, row.line)
     fresh = attrs.evolve(w, **fresh_fields)
-    return LoadedWorkload(workload=fresh, pod_sets=pod_sets, active=True), template
+    return LoadedWorkload(workload=fresh, pod_sets=pod_sets), template
 
 
 def _priority_class(dump: ClusterDump, name: str, source: str, line: int) -> tuple[PriorityClassRef, int]:
