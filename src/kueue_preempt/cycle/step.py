@@ -19,10 +19,9 @@ from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt._util.memo import IdentityMemo
 from kueue_preempt.model.time import ZERO_TIME, micros
 from kueue_preempt.errors import InvalidModel
-from kueue_preempt.model.flavors import PodSetSpec, ResourceFlavor, groups_of_quota_keys
+from kueue_preempt.model.flavors import PodSetSpec, ResourceFlavor
 from kueue_preempt.model import (
     ClusterQueue,
-    Cohort,
     Condition,
     EvictionStat,
     FlavorResource,
