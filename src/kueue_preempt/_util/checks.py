@@ -3,7 +3,7 @@
 Inputs are often built from someone else's cluster dump, so a ``None`` where a ``Workload`` goes
 must fail with "``get_targets``: field 'preemptor': expected a Workload, got NoneType", not with
 an ``AttributeError`` three calls deep. Each helper checks one thing and says which; there is no
-blanket ``except Exception`` anywhere (issue 16 item 4). Constructors raise
+blanket ``except Exception`` anywhere: a library bug must not pass for bad input. Constructors raise
 :class:`InvalidModel` (the object is the class), functions :class:`InvalidArgument` (the object
 is the function).
 """

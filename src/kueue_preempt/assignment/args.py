@@ -1,4 +1,4 @@
-"""Argument checks of the assigner's entry points (issue 16 item 4).
+"""Argument checks of the assigner's entry points.
 
 :func:`~kueue_preempt.assign_flavors` and :func:`~kueue_preempt.assign_with_targets` check
 every argument here, once, before the scan reads any attribute of them: a wrong type or an

@@ -1,6 +1,6 @@
 """The CLI's ``--feature-gates`` flag and the note about ignored priority boosts (FG-1, EP-2).
 
-The CLI's defaults are Kueue's (decision (u)): gate ``PriorityBoost`` is off, so a dump whose
+The CLI's defaults are Kueue's: gate ``PriorityBoost`` is off, so a dump whose
 workloads carry ``kueue.x-k8s.io/priority-boost`` is evaluated without those boosts, exactly as
 Kueue with default gates would. That difference must never be silent: :func:`note_ignored_boosts`
 logs one note naming how many workloads carry the annotation and how to turn the gate on.

@@ -1,5 +1,5 @@
 """``kueue-preempt simulate --scenario FILE``: Kueue's scalability scenario files in, Kueue's
-summary out (issue 21), with Kueue's API throughput as an optional model.
+summary out, with Kueue's API throughput as an optional model.
 
 Called by ``simulate`` (:mod:`kueue_preempt.cli.simulate`) when ``--scenario`` is given; the
 shared error handling and exit codes are the CLI's.
@@ -48,7 +48,7 @@ def _burst(value: str) -> int:
 
 def add_api_arguments(sim: argparse.ArgumentParser) -> None:
     """The API-throughput model's options (``simulate`` with a dump or ``--scenario``)."""
-    g = sim.add_argument_group("Kueue's API throughput (decision kp-a)")
+    g = sim.add_argument_group("Kueue's API throughput (rate limits on Kueue's status writes)")
     g.add_argument(
         "--api-qps", type=_qps, metavar="Q",
         help="model Kueue's API client: Q requests per second (default: ideal API, or --config's clientConnection)",

@@ -1,10 +1,10 @@
 """The CLI's logging flags: ``-v/--verbose`` and ``-q/--quiet``, and one line per library warning.
 
-The library only *logs* (decision (q)): it never prints. The CLI is the application, so it owns
-the handler: records of the ``kueue_preempt`` logger go to stderr as one line each,
-``kueue-preempt: warning: <message>``, whatever newlines the message holds. The handler is
-installed for one :func:`~kueue_preempt.cli.main.main` call and removed afterwards, so embedding the
-CLI (or calling ``main`` in tests) leaves the process's logging as it was.
+The library only *logs*, so applications can route or silence its messages: it never prints.
+The CLI is the application, so it owns the handler: records of the ``kueue_preempt`` logger go
+to stderr as one line each, ``kueue-preempt: warning: <message>``, whatever newlines the message
+holds. The handler is installed for one :func:`~kueue_preempt.cli.main.main` call and removed
+afterwards, so embedding the CLI (or calling ``main`` in tests) leaves the process's logging as it was.
 """
 
 from __future__ import annotations

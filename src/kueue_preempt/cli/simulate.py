@@ -1,4 +1,4 @@
-"""``kueue-preempt simulate`` and ``kueue-preempt sweep`` (issue 20): replay arrivals over time
+"""``kueue-preempt simulate`` and ``kueue-preempt sweep``: replay arrivals over time
 with the real scheduling cycle, and compare what-if variations of the cluster.
 
 Registered by :func:`add_sim_parsers`; the shared error handling and exit codes are the CLI's.
@@ -57,7 +57,7 @@ def _cycle_config(args: argparse.Namespace) -> CycleConfig:
 def _time_sharing(args: argparse.Namespace) -> TimeSharingConfig | None:
     """``--time-sharing FILE`` (the booster's own YAML, BOOST-1) with ``--time-sharing-interval``
     over its interval; the interval alone runs the booster with Kueue's other defaults; an
-    interval of 0 alone runs nothing (decision ts-c)."""
+    interval of 0 alone runs nothing (the plain way to say "without time sharing")."""
     window: timedelta | None = args.time_sharing_interval
     if args.time_sharing is None:
         return None if not window else TimeSharingConfig(interval=window)
@@ -101,7 +101,7 @@ def _warn_unbounded(args: argparse.Namespace) -> None:
 
 def _api(args: argparse.Namespace) -> ApiModel | None:
     """``--api-qps``/``--api-burst``, else ``--config``'s ``clientConnection`` if the file has
-    one (decision ``(kp-i)``), else an ideal API."""
+    one (a file that states its client limits asks for them), else an ideal API."""
     from_file = configured_api_limits(args.config) if args.config else None
     if getattr(args, "api_qps", None) is not None or getattr(args, "api_burst", None) is not None:
         if from_file is not None:
@@ -277,18 +277,18 @@ def _common(
     p.add_argument(
         "--resume-after-preemption", action="store_true",
         help="checkpoint credit: a preempted workload, admitted again, runs only the time it had left "
-        "(default: its full duration again, SC-SIM-13)",
+        "(default: its full duration again)",
     )
     p.add_argument("--fair-sharing", action="store_true", help="Kueue configured with fairSharing (overrides --config)")
     p.add_argument(
         "--strategies", type=strategies, metavar="S1[,S2]", help="fair-sharing strategies (implies --fair-sharing; overrides --config)"
     )
-    p.add_argument("--boost", action="store_true", help="run the preemption-count booster (BOOST-12, defaults)")
-    p.add_argument("--cost-base", type=int, metavar="N", help="run the preemption-cost controller (COST-6) with this base")
+    p.add_argument("--boost", action="store_true", help="run the preemption-count booster (default settings)")
+    p.add_argument("--cost-base", type=int, metavar="N", help="run the preemption-cost controller with this base")
     p.add_argument(
         "--time-sharing", metavar="FILE",
         help="run Kueue's time-sharing booster (kueue-priority-booster) with this config (YAML/JSON: "
-        "timeSharing.interval/negativeBoost, workloadSelector, maxWorkloadPriority; BOOST-1)",
+        "timeSharing.interval/negativeBoost, workloadSelector, maxWorkloadPriority)",
     )
     p.add_argument(
         "--time-sharing-interval", type=_window, metavar="DURATION",
@@ -307,7 +307,7 @@ def add_sim_parsers(
         "simulate",
         help="replay arrivals over time with Kueue's scheduling cycle",
         description="Simulate a dump over time: arrivals from a file (or generated), cycles until nothing "
-        "changes at each instant, completions, preemptions, requeues (SC-T-*, SC-SIM-13). Prints the "
+        "changes at each instant, completions, preemptions, requeues. Prints the "
         "summary: waits p50/p90/p99, preemptions, cycles, utilization. Exit 1 if a livelock was reported.",
     )
     _common(sim, strategies, config_of, config_help, dump_nargs="*")

@@ -1,4 +1,4 @@
-"""The scheduling cycle with state carried between cycles (issue 20 item 7).
+"""The scheduling cycle with state carried between cycles.
 
 :func:`~kueue_preempt.cycle.schedule_cycle` is a pure function: every call indexes every
 workload, builds a quota snapshot of every charged workload and returns a new

@@ -3,13 +3,14 @@
 The file is read by :func:`kueue_preempt.io.load_kueue_config` (strict, Kueue's defaults,
 API-32..API-38); this module only maps it onto the scenario simulator's settings:
 
-* ``clientConnection.qps`` / ``burst`` → the API model's limits (decision ``(kp-a)``;
-  Kueue's defaults, 300 / 500, when the section is absent);
+* ``clientConnection.qps`` / ``burst`` → the API model's limits (one token bucket for every
+  status write Kueue makes; Kueue's defaults, 300 / 500, when the section is absent);
 * gate ``SchedulingEquivalenceHashing`` → :attr:`ScenarioOptions.scheduling_equivalence_hashing
   <kueue_preempt.kperf.run.ScenarioOptions.scheduling_equivalence_hashing>`.
 
-:func:`configured_api_limits` is the rule of ``simulate DUMP --config`` (decision ``(kp-i)``):
-there the API model is on only when the file has a ``clientConnection`` section.
+:func:`configured_api_limits` is the rule of ``simulate DUMP --config``: there the API model is on
+only when the file has a ``clientConnection`` section, so a file given only for its scheduling
+settings does not silently shift every admission by the API's round trip.
 
 Settings that change the scheduling these scenarios exercise but that the scenario simulator
 does not model are refused rather than ignored: fair sharing, admission fair sharing, and
@@ -62,7 +63,8 @@ def configured_api_limits(path: str | os.PathLike[str]) -> ApiLimits | None:
     """The client limits a Configuration file sets: its ``clientConnection`` (Kueue's defaults
     for a field it leaves out), or ``None`` when the file has no such section — for a dump's
     simulation, a Configuration that says nothing about the client keeps the ideal API, so
-    ``--config`` files written for the cycle's settings give the same runs as before."""
+    ``--config`` files written for the cycle's settings do not shift every admission by the
+    API's round trip."""
     name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
     data = read_bytes(path)
     docs = parse_documents(data, source=name)

@@ -4,8 +4,8 @@
 The scenario runs through the general simulator — the library's scheduling cycle
 (:class:`~kueue_preempt.sim.cycle_scheduler.CycleScheduler`, incremental across cycles) in the
 event loop of :mod:`kueue_preempt.sim.engine` — with Kueue's API throughput as the loop's
-option (:class:`~kueue_preempt.sim.api_model.ApiModel`, decision ``(kp-a)``): one cycle
-everywhere (issue 19), decision ``(kp-h)``.
+option (:class:`~kueue_preempt.sim.api_model.ApiModel`): one implementation of the cycle
+serves every simulation, so a scenario's results cannot drift from the general simulator's.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class ScenarioOptions:
     inadmissible_requeue_delay: float = attrs.field(default=1.0, validator=_non_negative)
     """``SC-IN-3``'s batching period (Kueue: 1 s)."""
     truncate_timestamps: bool = True
-    """The summary reads creation times at Kubernetes' one-second resolution (``(kp-a)``)."""
+    """The summary cuts creation times to whole seconds, as Kubernetes stores ``creationTimestamp``."""
     until: float | None = attrs.field(default=None, validator=_optional_until)
     """Stop after this simulated time (seconds); default: when everything finished."""
 
@@ -82,7 +82,7 @@ def run_scenario(
     progress: Callable[[float], None] | None = None,
 ) -> ScenarioRun:
     """Simulate a generator file (a path, a read :class:`Scenario` or a built one) and compute
-    Kueue's summary (admission times as the runner sees them, decision ``(kp-a)``)."""
+    Kueue's summary (admission times as the runner sees them: when the admission write completed)."""
     if isinstance(scenario, BuiltScenario):
         built = scenario
     else:

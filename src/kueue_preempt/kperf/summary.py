@@ -17,7 +17,7 @@ The figures and their names are those of Kueue's runner (``summary.json``) and c
 
 With ``truncate`` (the default) creation times are cut to whole seconds, as Kubernetes stores
 ``metadata.creationTimestamp``; admission and finish are times the runner observed with its
-own clock (decision ``(kp-a)``).
+own clock, so they are not cut.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def kueue_summary(
     names to ``(class, nominal cpu in millicores)``. Workloads and queues not in the maps are
     ignored. A workload still charged at the end is counted until ``end`` (default: the last
     event). ``admitted_seen`` gives, per admission in timeline order, when the runner saw it
-    (the admission write completed, decision ``(kp-a)``); without it an admission counts at
+    (when the admission write completed); without it an admission counts at
     its timeline time.
     """
     created: dict[str, float] = {}
@@ -162,7 +162,7 @@ def kueue_summary(
     for cls in sorted(per_class):
         keys = [k for k in per_class[cls] if k in created]
         # Only the creation time is a Kubernetes timestamp; the runner times admission and
-        # finish with its own clock (decision (kp-a)).
+        # finish with its own clock, so only creation is cut to whole seconds.
         adm = [(last_admitted[k] - _sec(created[k], truncate)) * 1000.0 for k in keys if k in last_admitted]
         fin = [(finished[k] - _sec(created[k], truncate)) * 1000.0 for k in keys if k in finished]
         wl[cls] = WorkloadClassSummary(

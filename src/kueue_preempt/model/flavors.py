@@ -58,7 +58,7 @@ __all__ = [
 
 
 # Every converter and validator below checks types once, at construction, so the assigner's
-# loops read the fields unchecked (issue 16 item 4: bad input fails here, naming the field).
+# loops read the fields unchecked (bad input fails here, naming the field, not deep in a loop).
 
 
 @attrs.frozen

@@ -349,7 +349,7 @@ class Cluster:
         state, as the KEP search does) at which a *necessary* condition for placing
         ``min_count`` of ``pods`` under FIT-1 holds; ``len(priorities)`` if it holds at none.
 
-        The condition (issue 18, decision (perf-e)): every placed pod takes one ``pods`` slot
+        The condition: every placed pod takes one ``pods`` slot
         and at least the smallest request of the group in every resource, so a node with free
         room ``f`` can hold at most ``min(f[col] // smallest[col])`` of them, and the nodes
         together must reach ``min_count``. Levels below the returned index therefore fail any

@@ -94,9 +94,9 @@ class SearchStrategy(str, enum.Enum):
     BINARY = "binary"
     """The lowest possible level first, then bisection over the remaining distinct candidate
     priorities: at most 1 + ⌈log2(k)⌉ placements (the default, as spec §9.1 decides; the
-    first probe is issue 18's: most preemptors need only the lowest levels). With the default
+    lowest level first because most preemptors need only the lowest levels). With the default
     placement under FIT-1, levels whose freed room cannot hold ``minCount`` pods are skipped
-    without a placement (decision (perf-e))."""
+    without a placement (they cannot succeed)."""
     EXPONENTIAL = "exponential"
     """Galloping search from the lowest level (levels 0, 1, 3, 7, ... until one succeeds,
     then bisection inside the last gap): O(log N) placements for the N-th level, at most
@@ -410,11 +410,11 @@ class _Run:
             return k, outcomes.get(k - 1)
         lo, hi = 0, k
         if search is SearchStrategy.BINARY and k > 1:
-            # Probe the lowest level that can succeed first (issue 18, decisions (perf-a) and
-            # (perf-e)): it is the cheapest placement (fewest units removed) and, for most
-            # preemptors, already enough, where a bisection would start in the middle and need
-            # about log2(k) placements to come back down. Levels below it fail a capacity
-            # bound that every FIT-1 placement obeys, so they are skipped without a placement.
+            # Probe the lowest level that can succeed first: it is the cheapest placement (fewest
+            # units removed) and, for most preemptors, already enough, where a bisection would
+            # start in the middle and need about log2(k) placements to come back down. Levels
+            # below it fail a capacity bound that every FIT-1 placement obeys, so they are skipped
+            # without a placement.
             # If the first probe fails, bisect the rest: at most 1 + ceil(log2(k)) placements.
             first = self._first_possible(k)
             outcomes[first] = self._place_at(first, record=True)
@@ -447,7 +447,7 @@ class _Run:
 
         Only for the default placement: it places a pod only where FIT-1 says it fits, which
         is what makes the bound a necessary condition. A caller's placement function may
-        place pods anywhere, so it gets no pruning (its levels are all probed as before).
+        place pods anywhere, so it gets no pruning (the search may probe any of its levels).
         """
         if self.placement is not round_robin_first_fit:
             return 0

@@ -22,7 +22,8 @@ class PolicySettings:
     ``time_sharing``: Kueue's time-sharing booster (BOOST-1..BOOST-5, :class:`TimeSharingConfig`;
     any config runs, even a disabled one, whose only effect is BOOST-4's cleanup);
     ``cost_base``: the preemption-cost controller's base (COST-6), ``None`` = not running.
-    The two boosters write the same annotation, so at most one of them may run (decision ts-b).
+    The two boosters write the same annotation, so at most one of them may run: together
+    they would overwrite each other at every instant, and the outcome would depend on their order.
     """
 
     boost: ThresholdBoostConfig | None = None

@@ -477,7 +477,7 @@ def _over_nominal_queues(ctx: DecisionContext, ancestor: QuotaNode, skip: QuotaN
     """
     frnp = ctx.frnp
     if ctx.fast:
-        # The snapshot keeps which children are over quota (issue 18): visit only those.
+        # The snapshot keeps which children are over quota: visit only those, not every child.
         # Source order does not change results here: candidate keys are a total order.
         todo = [ancestor]
         while todo:

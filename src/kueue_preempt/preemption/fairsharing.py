@@ -157,7 +157,7 @@ def _candidates(ctx: DecisionContext) -> dict[QuotaNode, CandidateQueue]:
     if prem.within_cluster_queue is not PreemptionPolicy.NEVER:
         sources.append((ctx.node, prem.within_cluster_queue, "FS-CAND-1"))
     if ctx.node.parent is not None and prem.reclaim_within_cohort is not PreemptionPolicy.NEVER and ctx.fast:
-        # The snapshot keeps the tree's over-nominal queues per FlavorResource (issue 18).
+        # The snapshot keeps the tree's over-nominal queues per FlavorResource: no walk over all.
         for node in Snapshot.borrowing_queues(ctx.node.root, frnp):
             if node is not ctx.node:
                 sources.append((node, prem.reclaim_within_cohort, "FS-CAND-2"))
@@ -419,7 +419,7 @@ def _drs_key(d: DominantResourceShare) -> tuple[int, float]:
 
 
 class _Heaps:
-    """FS-ORD-4 with each cohort's children kept in heaps by DRS (issue 18).
+    """FS-ORD-4 with each cohort's children kept in heaps by DRS, so no step re-sorts a cohort.
 
     Only queues with candidates, and the cohorts above them, are kept: a cohort without any
     can only be descended into and pruned, which changes nothing the scan would yield.

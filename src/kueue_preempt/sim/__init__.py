@@ -1,4 +1,4 @@
-"""Discrete-event simulation of Kueue over time (issue 20).
+"""Discrete-event simulation of Kueue over time.
 
 * :mod:`~kueue_preempt.sim.arrivals.model` — arrivals files (JSONL/CSV), validation, templates;
 * :mod:`~kueue_preempt.sim.arrivals.generate` — a seeded Poisson generator of arrivals files;

@@ -1,4 +1,4 @@
-"""Kueue's API throughput as an option of the simulation (decisions ``(kp-a)``, ``(kp-b)``).
+"""Kueue's API throughput as an option of the simulation.
 
 With :class:`ApiModel` in :attr:`SimulationOptions.api <kueue_preempt.sim.engine.SimulationOptions.api>`
 every status write Kueue makes goes through one token bucket
@@ -65,8 +65,8 @@ def _status_objects(value: Iterable[str]) -> tuple[str, ...]:
 class ApiModel:
     """Kueue's API client: ``qps`` requests per second with bursts of ``burst`` (the Kueue
     Configuration's ``clientConnection``; Kueue's defaults are 300/500, its scalability test
-    uses 50/100), plus the global parameters of decision ``(kp-b)`` — the same for every
-    scenario, set a priori."""
+    uses 50/100), plus four global parameters — the same for every scenario, set a priori
+    rather than fitted, so that the model predicts more than the one baseline it was tuned on."""
 
     qps: float = attrs.field(validator=_qps)
     burst: int = attrs.field(validator=_burst)

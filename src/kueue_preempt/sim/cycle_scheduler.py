@@ -4,7 +4,7 @@ cycle (rules ``SC-*``), with state carried between cycles.
 The cluster and the queue memory live in one :class:`~kueue_preempt.cycle.CycleState` —
 the very cycle code of :func:`kueue_preempt.cycle.schedule_cycle`, over dicts and a quota
 snapshot updated in place — so a step costs what its heads and their candidates cost, not
-what the whole cluster costs (issue 20 item 7; the from-scratch adapter,
+what the whole cluster costs (the from-scratch adapter,
 :class:`~kueue_preempt.sim.reference_scheduler.ReferenceCycleScheduler`, is the oracle it is
 tested equal to). Each call of the event loop is one of the cycle module's transitions:
 

@@ -3,7 +3,7 @@
 The loop owns *time*: the event queue, run times, releases and inadmissible-requeue runs. The
 *queues and the cycle* (active/inadmissible sets, preemptor markers, scan progress, flavor
 assignment, preemption) belong to a :class:`Scheduler` — a small protocol so the loop can be
-wired to the library's scheduling cycle (``schedule_cycle``, issue 19) without changing here;
+wired to the library's scheduling cycle (``schedule_cycle``) without changing here;
 the tests drive it with a tiny fake scheduler.
 
 One instant (SC-T-2, SC-SIM-13 item 3):
@@ -25,8 +25,8 @@ A re-admitted workload runs its full duration again (SC-SIM-13 item 2), or with
 ``resume_after_preemption`` only what it had left; a workload the dump shows admitted runs its
 ``remaining`` time, or until the end.
 
-With ``SimulationOptions.api`` (Kueue's API throughput, :mod:`~kueue_preempt.sim.api_model`,
-decisions ``(kp-a)``, ``(kp-h)``) a cycle's writes go through the client's token bucket in
+With ``SimulationOptions.api`` (Kueue's API throughput, :mod:`~kueue_preempt.sim.api_model`)
+a cycle's writes go through the client's token bucket in
 Kueue's order: eviction and pending-reason writes hold up the scheduler (no cycle runs until
 they completed; a wake-up runs the next one then), a victim is released when its eviction
 write completes, and an admitted workload's run starts when its admission write completes
@@ -127,7 +127,7 @@ class Parked:
 class HeadStatus:
     """One head of a cycle, in processing order: admitted, or left pending with the
     ``QuotaReserved=False`` reason and message the cycle wrote for it (SC-MSG-1, SC-MSG-3).
-    The API model (decision ``(kp-a)``) needs the order (one token per write, served in call
+    The API model needs the order (one token per write, served in call
     order) and the message (a pending write only when it changed)."""
 
     workload: str
@@ -256,12 +256,12 @@ class SimulationOptions:
     api: ApiModel | None = attrs.field(
         default=None, validator=attrs.validators.optional(attrs.validators.instance_of(ApiModel))
     )
-    """Kueue's API throughput (decision ``(kp-a)``); ``None``: an ideal, infinitely fast API."""
+    """Kueue's API throughput; ``None``: an ideal, infinitely fast API."""
     resume_after_preemption: bool = attrs.field(default=False, validator=_bool)
     """Checkpoint credit: a re-admitted workload runs only the time it had left when it was
-    preempted, instead of its full duration again (SC-SIM-13 item 2's default, ``False``;
-    decision ``(ts-d)``). What a job that checkpoints sees, and what makes time sharing with a
-    window shorter than the jobs end."""
+    preempted, instead of its full duration again (SC-SIM-13 item 2's default, ``False``,
+    keeps results comparable with other simulators). What a job that checkpoints sees, and
+    what makes time sharing with a window shorter than the jobs end."""
 
 
 def _events(value: Iterable[Event]) -> tuple[Event, ...]:
@@ -285,7 +285,7 @@ class SimulationResult:
     """What the API model did (``None``: ideal API)."""
     admitted_seen: tuple[tuple[str, float], ...] = attrs.field(default=(), converter=_seen)
     """With the API model: ``(workload, time)`` when each admission write completed — when a
-    runner sees the workload admitted and starts it (decision ``(kp-a)``)."""
+    runner sees the workload admitted and starts it."""
 
     @property
     def livelocks(self) -> tuple[Livelock, ...]:
@@ -352,7 +352,7 @@ class _Loop:
         self.cycles = 0
         self.instants = 0
         self.lq_of: dict[str, str] = {}
-        # The API model (decision (kp-a)); None: an ideal API, and none of this state is used.
+        # The API model; None: an ideal API, and none of this state is used.
         self.api = None if options.api is None else ApiRuntime(options.api, lambda t, kind: self.push(t, _STATUS, kind))
         self.blocked_until = 0.0  # the scheduler waits for its last cycle's writes until then
         self.wake_at = -1.0
@@ -477,7 +477,7 @@ class _Loop:
 
     def seen_admitted(self, ticket: _Finish, now: float) -> None:
         """The admission write completed: the runner sees the workload admitted and starts its
-        run time now (decision (kp-a)); a stale ticket (evicted since) starts nothing."""
+        run time now; a stale ticket (evicted since) starts nothing."""
         key = ticket.key
         if self.epoch.get(key) != ticket.epoch:
             return
@@ -520,7 +520,7 @@ class _Loop:
     def run_cycles(self, now: float) -> None:
         """Steps 3 and 4 of an instant."""
         # 3. cycles until nothing changes — with the API model, not while the scheduler still
-        # waits for its last cycle's writes (decision (kp-a)): it cycles again when they completed.
+        # waits for its last cycle's writes (Kueue makes them in its loop): it cycles again when they completed.
         if self.api is not None and now < self.blocked_until:
             self.wake(self.blocked_until)
             return
@@ -552,8 +552,8 @@ class _Loop:
             self.due_now(now, (_REQUEUE,))
 
     def api_cycle(self, result: CycleResult, now: float) -> bool:
-        """The writes of one cycle through the API model, in the order Kueue makes them
-        (decision (kp-a)): per head in processing order its admission (background) or its new
+        """The writes of one cycle through the API model, in the order Kueue makes them:
+        per head in processing order its admission (background) or its new
         evictions (the scheduler waits; each victim is released when its write completes),
         then the pending heads' status writes (the scheduler waits). Returns whether the
         instant's cycles stop here: nothing changed, or the scheduler is blocked."""

@@ -1,5 +1,5 @@
 """A cycle's head results as the event loop's :class:`~kueue_preempt.sim.engine.HeadStatus`
-list: what the API model (decision ``(kp-a)``) needs from each head, in processing order."""
+list: what the API model needs from each head, in processing order."""
 
 from __future__ import annotations
 

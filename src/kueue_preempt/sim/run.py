@@ -74,8 +74,8 @@ def controllers_for(policy: PolicySettings) -> list[Controller]:
 
 def with_policy(config: CycleConfig, policy: PolicySettings) -> CycleConfig:
     """A booster is pointless with the ``PriorityBoost`` gate off, and a cost controller with the
-    cost ordering off: running one switches its gate on (decision sim-f; for the time-sharing
-    booster BOOST-10 asks for the gate too)."""
+    cost ordering off: running one switches its gate on (for the time-sharing booster
+    BOOST-10 asks for the gate too)."""
     preemption = config.preemption
     boosting = policy.boost is not None or policy.time_sharing is not None
     if boosting and not preemption.priority_boost:

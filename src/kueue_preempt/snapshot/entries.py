@@ -1,4 +1,4 @@
-"""A candidate's facts, computed once when its workload enters the snapshot (issue 18).
+"""A candidate's facts, computed once when its workload enters the snapshot.
 
 What any decision needs about an admitted workload — its CandidatesOrdering key without the
 preemptor-dependent ORD-2 flag, its ClusterQueue and its identity — does not change while the

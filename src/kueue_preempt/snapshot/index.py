@@ -1,4 +1,4 @@
-"""The maintained candidate index (issues 7, 18): sorted entries per ClusterQueue and FlavorResource.
+"""The maintained candidate index: sorted entries per ClusterQueue and FlavorResource.
 
 CandidatesOrdering (ORD-1..ORD-6) depends on the preemptor in exactly one place, the
 "other ClusterQueue first" criterion ORD-2, and that criterion is constant inside one
@@ -40,7 +40,7 @@ from kueue_preempt.model import FlavorResource
 __all__ = ["CandidateIndex", "IndexEntry", "dedupe"]
 
 IndexEntry = Entry
-"""Kept for callers of the issue-7 index: an index entry is a snapshot entry."""
+"""The name callers of the index use: an index entry is a snapshot entry."""
 
 
 class CandidateIndex:

@@ -10,7 +10,7 @@ inverse operations is what keeps GT-3 exact even when amounts saturate (DM-11, Q
 Every walk over the tree is iterative (paths are precomputed tuples), so a deep or malicious
 cohort chain cannot exhaust the interpreter stack.
 
-What decisions need is kept incrementally (issue 18), so that a decision touches only the
+What decisions need is kept incrementally, so that a decision touches only the
 workloads and queues it may act on:
 
 * every admitted workload's ordering entry (:mod:`kueue_preempt.snapshot.entries`), computed once when
@@ -71,7 +71,7 @@ _Step = tuple[int, dict[FlavorResource, int], "int | None", "int | None", int]
 """A level that limits Q-9's headroom: ``(index on the path, usage map, borrowing limit or
 None, local quota or None, quota it stores for the cohort)``."""
 _QuotaPlan = tuple[tuple[_Link, ...], int, tuple[_Step, ...], bool]
-"""The static part of every quota walk from one node for one FlavorResource (issue 18): the
+"""The static part of every quota walk from one node for one FlavorResource: the
 path's links for Q-7's usage walk, the root's subtree quota, Q-9's limiting levels top
 down, and whether every static number is :data:`_SMALL`. With it a walk reads one usage entry
 per level instead of three or four quota maps (each lookup hashes the FlavorResource), which
@@ -138,7 +138,7 @@ class QuotaNode:
         self.cohort: Cohort | None = None
         self.workloads: dict[str, Workload] = {}
         self.np_usage: dict[FlavorResource, int] = {}
-        # Issue 18, see the module docstring. ``entries[fr][key]``: reserved workloads using fr.
+        # Kept incrementally, see the module docstring. ``entries[fr][key]``: reserved workloads using fr.
         self.entries: dict[FlavorResource, dict[str, Entry]] = {}
         # Workloads without a reservation time sort as reserved "now" (ORD-5), which only a
         # decision knows: their entries are built per decision (rare in practice).
@@ -559,7 +559,7 @@ class Snapshot:
                 if v > sq.get(fr, 0):
                     self._mark_over(node, fr, True)
 
-    # ------------------------------------------------------------------ kept incrementally (issue 18)
+    # ------------------------------------------------------------------ kept incrementally
 
     def _enter(self, node: QuotaNode, key: str, w: Workload) -> Entry | None:
         """Store ``w``'s entry (O(F)); the entry, or None while it has no reservation time."""
@@ -765,7 +765,7 @@ class Snapshot:
         """Build and keep a :class:`~kueue_preempt.snapshot.index.CandidateIndex` for ``config``.
 
         Decisions under a matching configuration then merge per-queue sorted lists instead of
-        sorting every candidate (issue 7); results are identical. O(n log n) once, then
+        sorting every candidate; results are identical. O(n log n) once, then
         O(log n) per ``add_workload``/``remove_workload``.
         """
         config = config or PreemptionConfig()

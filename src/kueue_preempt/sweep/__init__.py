@@ -1,4 +1,4 @@
-"""Parameter sweeps over what-if scenarios (issue 20): paths, combinations, backends.
+"""Parameter sweeps over what-if scenarios: paths, combinations, backends.
 
 * :mod:`~kueue_preempt.sweep.scenario` — :class:`Scenario` and the ``--vary`` path grammar;
 * :mod:`~kueue_preempt.sweep.vary` — ``PATH=V1,V2`` and the cartesian combinations;
