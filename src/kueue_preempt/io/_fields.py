@@ -17,6 +17,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable, NoReturn, TypeVar
 
+from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.model.time import parse_time
 from kueue_preempt.errors import InvalidModel, InvalidQuantity, KueuePreemptError
 from kueue_preempt.model.quantity import parse_quantity
@@ -26,8 +27,6 @@ __all__ = ["Ctx", "Field", "ParseContext", "describe"]
 
 T = TypeVar("T")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-INT32_MIN = -(2**31)
-INT32_MAX = 2**31 - 1
 
 
 _QUANTITIES_LIMIT = 4096  # distinct quantity strings one ParseContext keeps

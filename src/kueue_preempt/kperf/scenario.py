@@ -31,6 +31,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
+from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.io.errors import ManifestError
 from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, parse_documents, read_bytes
 
@@ -291,7 +292,7 @@ class _Reader:
             raise self.fail(_join(path, key), f"expected a list, got {_kind(value)}")
         return value
 
-    def integer(self, data: Mapping[str, Any], key: str, path: str, *, low: int = 0, high: int = 2**31 - 1) -> int:
+    def integer(self, data: Mapping[str, Any], key: str, path: str, *, low: int = 0, high: int = INT32_MAX) -> int:
         value = data.get(key, 0)
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(_join(path, key), f"expected an integer, got {_kind(value)}")
@@ -392,7 +393,7 @@ def parse_scenario(text: str | bytes, *, source: str = "<scenario>", limits: Lim
                         WorkloadTemplate(
                             r.name(t, "className", tp),
                             r.integer(t, "runtimeMs", tp),
-                            r.integer(t, "priority", tp, low=-(2**31)),
+                            r.integer(t, "priority", tp, low=INT32_MIN),
                             r.integer(t, "request", tp, high=1_000_000),
                         )
                     )

@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 
+from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.errors import DuplicateName, InvalidModel, InvalidQuantity
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model.quantity import request_amount
@@ -44,8 +45,6 @@ __all__ = [
     "LabelSelector",
 ]
 
-INT32_MIN = -(2**31)
-INT32_MAX = 2**31 - 1
 
 _Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

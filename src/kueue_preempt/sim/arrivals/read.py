@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
+from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.errors import InvalidQuantity, KueuePreemptError
 from kueue_preempt.io import LoadedWorkload, ManifestError
 from kueue_preempt.io.cycle_state import cluster_state_from_objects
@@ -28,7 +29,7 @@ from kueue_preempt.sim.errors import ArrivalError
 
 __all__ = ["parse_arrivals", "parse_arrivals_csv", "load_arrivals", "pod_set_overrides"]
 
-_INT32 = (-(2**31), 2**31 - 1)
+_INT32 = (INT32_MIN, INT32_MAX)
 _ARRIVAL_KEYS = ("at", "duration", "template", "workload", "name", "queueName", "priority",
                  "priorityClassName", "podSets", "annotations")
 _OVERRIDE_KEYS = ("name", "queueName", "priority", "priorityClassName", "podSets", "annotations")
