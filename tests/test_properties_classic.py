@@ -43,7 +43,10 @@ from kueue_preempt.testing.strategies import Scenario, configs, scenarios
 T = TypeVar("T")
 
 ANY_CONFIG = configs(admission_fair_sharing=None)
-SCENARIOS = st.one_of(scenarios(config=ANY_CONFIG), scenarios(config=ANY_CONFIG, reclaim_focus=True))
+# Invalid boost annotations (EP-5) included: the library must ignore them in every decision.
+SCENARIOS = st.one_of(
+    scenarios(config=ANY_CONFIG, invalid_boosts=True), scenarios(config=ANY_CONFIG, reclaim_focus=True, invalid_boosts=True)
+)
 """General scenarios mixed with ones skewed towards cross-queue reclamation; any gates."""
 SCENARIOS_WITHOUT_AFS = st.one_of(scenarios(), scenarios(reclaim_focus=True))
 """As above with admission fair sharing off, so that the candidate order is total (ORD-9)."""

@@ -27,3 +27,28 @@ def test_import_does_not_need_hypothesis_for_the_library() -> None:
     code = "import sys, kueue_preempt; print('kueue_preempt.testing' in sys.modules, 'hypothesis' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def _boosts(s: Scenario) -> set[str]:
+    from kueue_preempt.model import BOOST_ANNOTATION
+
+    return {w.annotations[BOOST_ANNOTATION] for w in [*s.workloads, s.preemptor] if BOOST_ANNOTATION in w.annotations}
+
+
+def test_scenarios_draw_only_valid_boosts_unless_asked() -> None:
+    """EP-5: an invalid boost is ignored with a warning per workload, so the strategies draw
+    none by default (a user's test run stays quiet) and draw them on request."""
+    from hypothesis import find
+    from hypothesis.errors import NoSuchExample
+
+    from kueue_preempt.model import parse_boost
+
+    def invalid(s: Scenario) -> bool:
+        return any(v != "" and parse_boost(v) is None for v in _boosts(s))
+
+    try:
+        found = find(scenarios(), invalid, settings=settings(max_examples=300, database=None))
+    except NoSuchExample:
+        found = None
+    assert found is None
+    assert invalid(find(scenarios(invalid_boosts=True), invalid, settings=settings(max_examples=2000, database=None)))

@@ -13,7 +13,8 @@ Generation follows the validation facts of the spec:
   only when ``reclaimWithinCohort != Never``; an optional ``maxPriorityThreshold``);
 * 1–2 flavors × 1–2 resources;
 * admitted workloads with unique ``namespace/name`` keys, small priorities (``None``
-  included), optional boost annotations (valid, empty and invalid ones), small usages on the
+  included), optional boost annotations (valid and empty ones; invalid ones, EP-5, only with
+  ``invalid_boosts=True``), small usages on the
   flavors their ClusterQueue declares, quota reservation times, some evicted (with an
   ``Evicted`` condition whose reason feeds POL-5), some with empty or duplicated UIDs. They
   are admitted greedily (in generation order, or other queues first), each only if it fits
@@ -165,6 +166,13 @@ _BOOSTS: list[str | None] = [None] * 10 + [
     *("abc", "1.5", " 1", "1\n", "\uff11", "2147483648", "-2147483649"),
 ]
 """Boost annotation values: mostly absent; empty (EP-3), valid (EP-4) and invalid ones (EP-5)."""
+_INVALID_BOOSTS = frozenset(("abc", "1.5", " 1", "1\n", "\uff11", "2147483648", "-2147483649"))
+"""The EP-5 values of ``_BOOSTS``: the library ignores them and logs a warning for each workload."""
+
+
+def _boost(value: str | None, invalid_boosts: bool) -> str | None:
+    """A drawn boost, an invalid one replaced by none unless the caller asked for them (EP-5)."""
+    return None if value in _INVALID_BOOSTS and not invalid_boosts else value
 _RESERVED: list[datetime | None] = [*_TIMES, *_TIMES, None]
 """QuotaReserved times; ``None`` (rare) exercises ORD-5's ``now`` fallback."""
 _EVICTED_REASONS = ["Preempted", "AdmissionCheck", "PodsReadyTimeout"]
@@ -274,6 +282,7 @@ def _make_workload(
     resources: Sequence[str],
     usage_based: bool,
     uid: str | None = None,
+    invalid_boosts: bool = False,
 ) -> Workload:
     """An admitted workload of ``cluster_queue`` using only that queue's flavors."""
     shape = Choices(draw, *_POD_SET_OPTIONS)
@@ -296,7 +305,7 @@ def _make_workload(
         )
     c = Choices(draw, *_WORKLOAD_OPTIONS)
     namespace, drawn_uid, local_queue = c.pick(_NAMESPACES), c.pick(_UIDS), c.pick(_LOCAL_QUEUES)
-    priority, boost = c.pick(_PRIORITIES), c.pick(_BOOSTS)
+    priority, boost = c.pick(_PRIORITIES), _boost(c.pick(_BOOSTS), invalid_boosts)
     created, reserved = c.pick(_OPT_TIMES), c.pick(_RESERVED)
     eviction, preempted, fs_usage = c.pick(_EVICTIONS), c.pick(_PREEMPTED), c.pick(_FS_USAGES)
     return Workload(
@@ -358,6 +367,7 @@ def scenarios(
     max_workloads: int = 8,
     reclaim_focus: bool = False,
     unique_uids: bool = False,
+    invalid_boosts: bool = False,
 ) -> Scenario:
     """A random classic-preemption scenario in which the preemptor does not fit yet.
 
@@ -369,6 +379,10 @@ def scenarios(
     ``unique_uids`` gives every admitted workload a distinct non-empty UID (in random order),
     so that ORD is a strict total order (ORD-6) and the result does not depend on how ties
     are traversed (CL-GEN-7a).
+
+    ``invalid_boosts`` also draws priority-boost annotations that are not valid int32 values
+    (EP-5): the library ignores them and logs one warning per workload, so they are off by
+    default and a test run stays quiet.
     """
     flavors = FLAVORS[:1] if reclaim_focus else FLAVORS[: draw(st.integers(1, len(FLAVORS)))]
     resources = RESOURCES[: draw(st.integers(1, len(RESOURCES)))]
@@ -455,6 +469,7 @@ def scenarios(
                 resources,
                 by_name[cq_name].admission_scope_usage_based,
                 None if uids is None else uids[i],
+                invalid_boosts,
             )
         )
     if others_first:
@@ -506,7 +521,7 @@ def scenarios(
     # ---- the preemptor (pending: no admission; possibly evicted before, POL-5(a)/(b))
     p = Choices(draw, *_PREEMPTOR_OPTIONS)
     uid, local_queue = p.pick(_UIDS), p.pick(_LOCAL_QUEUES)
-    priority, boost = p.pick(_PREEMPTOR_PRIORITIES), p.pick(_BOOSTS)
+    priority, boost = p.pick(_PREEMPTOR_PRIORITIES), _boost(p.pick(_BOOSTS), invalid_boosts)
     created, eviction = p.pick(_OPT_TIMES), p.pick(_EVICTIONS)
     preemptor = Workload(
         name="preemptor",
