@@ -2,20 +2,21 @@
 
 The project's own property tests use exactly these. They need Hypothesis
 (``pip install 'kueue-preempt[testing]'``); importing :mod:`kueue_preempt` never imports them.
+Guide with one runnable example per decision kind: ``docs/testing-guide.md``.
 
-* :mod:`kueue_preempt.testing.strategies` — Hypothesis strategies for valid random inputs:
-  ``scenarios()`` draws a cohort tree (0–2 levels, optional cohort quota, borrowing and
-  lending limits respecting Q-17), 1–5 ClusterQueues with valid preemption policies (POL-7),
-  admitted workloads with plausible usage (some borrowing, some evicted, boosts valid and
-  invalid), and a preemptor whose assignment needs preemption (FA-1/FA-2). A
-  :class:`~kueue_preempt.testing.strategies.Scenario` rebuilds fresh snapshots, optionally
-  from permuted lists. ``configs()`` draws the gates that change classic decisions.
+* :mod:`kueue_preempt.testing.strategies` — for every decision kind, a Hypothesis strategy
+  ``<kind>_scenarios(**knobs)`` of valid scenarios; a scenario holds every input of the
+  decision, rebuilds fresh inputs (optionally permuted) and ``decide()`` returns the
+  library's own result.
 * :mod:`kueue_preempt.testing.invariants` — checkers written from the specification, not from
-  the implementation: the preemptor fits after the targets are removed
-  (``check_fits_after_removal``), the target set is minimal (``check_minimality``), every
-  target is allowed by its policy and carries the right reason (``check_targets_policy``),
-  and ``reference_classic`` — an independent transcription of classic preemption to compare a
-  scheduler's choices with.
+  the implementation: ``check_<kind>(scenario, result)`` runs every invariant of the decision
+  (and, where the spec fixes the answer, compares with an independent reference), raising
+  ``AssertionError`` naming the violated rule. The separate checkers stay available.
+* :mod:`kueue_preempt.testing.mutations` — wrong answers made on purpose
+  (``<kind>_mutants``) and :func:`~kueue_preempt.testing.mutations.measure`, which reports
+  how many of them a checker rejects.
+* :mod:`kueue_preempt.testing.stateful` — a ``RuleBasedStateMachine`` that drives a snapshot
+  through admissions, removals and decisions; subclass it to test your own bookkeeping.
 
 Example::
 
@@ -27,10 +28,10 @@ Example::
     @given(scenarios())
     def test_my_scheduler_agrees(s: Scenario) -> None:
         snapshot = s.snapshot()
-        targets = get_targets(s.preemptor, s.cluster_queue, s.assignment, snapshot, s.config, s.now)
+        targets = get_targets(s.preemptor, s.cluster_queue, s.assignment, snapshot, config=s.config, now=s.now)
         invariants.check_fits_after_removal(s, targets)
 """
 
 from __future__ import annotations
 
-__all__ = ["strategies", "invariants"]
+__all__ = ["strategies", "invariants", "mutations"]

@@ -18,27 +18,25 @@ Every ``check_*`` function raises ``AssertionError`` with an explanation on a vi
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
-from kueue_preempt import ClusterQueue, FlavorResource, PreemptionConfig, PreemptionPolicy, Target, Workload
-from kueue_preempt.model import RequeuingTimestamp
-from kueue_preempt.testing.strategies import Scenario
+from kueue_preempt import ClusterQueue, PreemptionPolicy, Target, Workload
+from kueue_preempt.testing.invariants.policy import (
+    borrow_within_cohort,
+    effective_priority,
+    policy_allows,
+    uses_frnp,
+)
+from kueue_preempt.testing.invariants.quota import Node, SpecTree
+from kueue_preempt.testing.strategies.classic import Scenario
 
 __all__ = [
-    "SpecTree",
     "WITHIN_CQ",
     "HIERARCHICAL_RECLAIM",
     "RECLAIM_WITHOUT_BORROWING",
     "RECLAIM_WHILE_BORROWING",
     "REASON_OF_VARIANT",
-    "effective_priority",
-    "queue_order_time",
-    "policy_allows",
-    "uses_frnp",
-    "borrow_within_cohort",
     "expected_variant",
     "check_target_set_shape",
     "check_targets_policy",
@@ -48,11 +46,6 @@ __all__ = [
     "ord_ties_across_queues",
     "reference_classic",
 ]
-
-BOOST_KEY = "kueue.x-k8s.io/priority-boost"
-_BOOST_SYNTAX = re.compile(r"[+-]?[0-9]+", re.ASCII)  # EP-4, matched in full (no "\n" slack)
-_INT32 = (-(2**31), 2**31 - 1)
-ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
 
 WITHIN_CQ = "WITHIN_CQ"
 HIERARCHICAL_RECLAIM = "HIERARCHICAL_RECLAIM"
@@ -65,202 +58,6 @@ REASON_OF_VARIANT = {  # CL-VAR-2
     RECLAIM_WITHOUT_BORROWING: "InCohortReclamation",
     RECLAIM_WHILE_BORROWING: "InCohortReclaimWhileBorrowing",
 }
-
-Usage = Mapping[FlavorResource, int]
-
-
-# --------------------------------------------------------------------------- EP, POL
-
-
-def effective_priority(w: Workload, config: PreemptionConfig) -> int:
-    """EP-1..EP-6: base (unset = 0) + boost (gate off, missing, empty or invalid = 0)."""
-    base = 0 if w.priority is None else w.priority
-    if not config.priority_boost:
-        return base
-    raw = w.annotations.get(BOOST_KEY)
-    if raw is None or raw == "" or not _BOOST_SYNTAX.fullmatch(raw):
-        return base
-    value = int(raw)
-    if not _INT32[0] <= value <= _INT32[1]:
-        return base  # EP-5: out of range is an error, not clamped
-    return base + value
-
-
-def _true_condition(w: Workload, type_: str) -> tuple[str, datetime] | None:
-    found: tuple[str, datetime] | None = None
-    for c in w.conditions:
-        if c.type == type_:
-            found = (c.reason, c.last_transition_time) if (c.status == "True" and c.last_transition_time) else None
-    return found
-
-
-def queue_order_time(w: Workload, config: PreemptionConfig) -> datetime:
-    """POL-5, first matching rule."""
-    evicted = _true_condition(w, "Evicted")
-    if evicted is not None:
-        reason, at = evicted
-        if config.pods_ready_requeuing_timestamp == RequeuingTimestamp.EVICTION and reason == "PodsReadyTimeout":
-            return at  # (a)
-        if reason == "AdmissionCheck":
-            return at  # (b)
-    if not config.priority_sorting_within_cohort:
-        preempted = _true_condition(w, "Preempted")
-        if preempted is not None and preempted[0] == "InCohortReclaimWhileBorrowing":
-            return preempted[1] + timedelta(milliseconds=1)  # (c)
-    return w.creation_time if w.creation_time is not None else ZERO_TIME  # (d)
-
-
-def policy_allows(policy: PreemptionPolicy, preemptor: Workload, candidate: Workload, config: PreemptionConfig) -> bool:
-    """POL-1..POL-4 on effective priorities and queue-order timestamps."""
-    ep_p = effective_priority(preemptor, config)
-    ep_c = effective_priority(candidate, config)
-    if policy == PreemptionPolicy.LOWER_PRIORITY:
-        return ep_p > ep_c
-    if policy == PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY:
-        return ep_p > ep_c or (
-            ep_p == ep_c and queue_order_time(preemptor, config) < queue_order_time(candidate, config)
-        )
-    return policy == PreemptionPolicy.ANY
-
-
-def uses_frnp(w: Workload, frnp: Iterable[FlavorResource]) -> bool:
-    """POL-9: some pod set maps some resource r to a flavor f with (f, r) in FRNP."""
-    wanted = {(fr.flavor, fr.resource) for fr in frnp}
-    return any((f, r) in wanted for ps in w.pod_sets for r, f in ps.flavors.items())
-
-
-def borrow_within_cohort(cq: ClusterQueue) -> tuple[bool, int | None]:
-    """POL-8: (allowed, threshold)."""
-    bwc = cq.preemption.borrow_within_cohort
-    if bwc is None or bwc.policy == PreemptionPolicy.NEVER:
-        return False, None
-    return True, bwc.max_priority_threshold
-
-
-# --------------------------------------------------------------------------- quota model
-
-Node = tuple[str, str]  # ("cq" | "cohort", name)
-
-
-def workload_usage(w: Workload) -> dict[FlavorResource, int]:
-    """DM-7 ``usage()``: per-FR sum over pod sets; resources without a flavor do not count."""
-    out: dict[FlavorResource, int] = {}
-    for ps in w.pod_sets:
-        for r, v in ps.usage.items():
-            f = ps.flavors.get(r)
-            if f is not None:
-                fr = FlavorResource(f, r)
-                out[fr] = out.get(fr, 0) + v
-    return out
-
-
-class SpecTree:
-    """A recomputing quota model of a scenario with a given set of admitted workloads.
-
-    Amounts in generated scenarios are tiny, so plain integers reproduce Q-2 exactly.
-    """
-
-    def __init__(self, scenario: Scenario, workloads: Sequence[Workload]) -> None:
-        self.parent: dict[Node, Node | None] = {}
-        self.quotas: dict[Node, dict[FlavorResource, tuple[int, int | None, int | None]]] = {}
-        for c in scenario.cohorts:
-            node = ("cohort", c.name)
-            self.parent[node] = None if c.parent is None else ("cohort", c.parent)
-            self.quotas[node] = {
-                fr: (q.nominal, q.borrowing_limit, q.lending_limit) for fr, q in c.quotas.items()
-            }
-        for cq in scenario.cluster_queues:
-            node = ("cq", cq.name)
-            self.parent[node] = None if cq.cohort is None else ("cohort", cq.cohort)
-            self.quotas[node] = {
-                fr: (q.nominal, q.borrowing_limit, q.lending_limit) for fr, q in cq.quotas.items()
-            }
-        for p in list(self.parent.values()):  # implicit cohorts: no parent, no quota
-            if p is not None and p not in self.parent:
-                self.parent[p] = None
-                self.quotas[p] = {}
-        self.children: dict[Node, list[Node]] = {n: [] for n in self.parent}
-        for n, p in self.parent.items():
-            if p is not None:
-                self.children[p].append(n)
-        self.cq_usage: dict[str, dict[FlavorResource, int]] = {cq.name: {} for cq in scenario.cluster_queues}
-        for w in workloads:
-            u = self.cq_usage[w.cluster_queue]
-            for fr, v in workload_usage(w).items():
-                u[fr] = u.get(fr, 0) + v
-
-    # Q-5
-    def sq(self, n: Node, fr: FlavorResource) -> int:
-        nominal = self.quotas[n].get(fr, (0, None, None))[0]
-        if n[0] == "cq":
-            return nominal
-        return nominal + sum(self.sq(k, fr) - self.lq(k, fr) for k in self.children[n])
-
-    # Q-4
-    def lq(self, n: Node, fr: FlavorResource) -> int:
-        ll = self.quotas[n].get(fr, (0, None, None))[2]
-        return 0 if ll is None else max(0, self.sq(n, fr) - ll)
-
-    def bl(self, n: Node, fr: FlavorResource) -> int | None:
-        return self.quotas[n].get(fr, (0, None, None))[1]
-
-    # Q-6
-    def u(self, n: Node, fr: FlavorResource) -> int:
-        if n[0] == "cq":
-            return self.cq_usage[n[1]].get(fr, 0)
-        return sum(max(0, self.u(k, fr) - self.lq(k, fr)) for k in self.children[n])
-
-    # Q-8
-    def local_available(self, n: Node, fr: FlavorResource) -> int:
-        return max(0, self.lq(n, fr) - self.u(n, fr))
-
-    # Q-9
-    def _avail(self, n: Node, fr: FlavorResource) -> int:
-        p = self.parent[n]
-        if p is None:
-            return self.sq(n, fr) - self.u(n, fr)
-        a = self._avail(p, fr)
-        bl = self.bl(n, fr)
-        if bl is not None:
-            stored = self.sq(n, fr) - self.lq(n, fr)
-            used = max(0, self.u(n, fr) - self.lq(n, fr))
-            a = min(a, stored - used + bl)
-        return self.local_available(n, fr) + a
-
-    def available(self, n: Node, fr: FlavorResource) -> int:
-        return max(0, self._avail(n, fr))
-
-    # GT-5
-    def fits(self, cq: str, request: Usage, *, allow_borrowing: bool) -> bool:
-        n = ("cq", cq)
-        for fr, v in request.items():
-            if not allow_borrowing and self.u(n, fr) + v > self.sq(n, fr):
-                return False
-            if v > self.available(n, fr):
-                return False
-        return True
-
-    # Q-12
-    def within_nominal(self, n: Node, frs: Iterable[FlavorResource]) -> bool:
-        return all(self.u(n, fr) <= self.sq(n, fr) for fr in frs)
-
-    # Q-13
-    def fit_probe(self, n: Node, req: Usage) -> tuple[bool, dict[FlavorResource, int]]:
-        fits = all(self.sq(n, fr) >= self.u(n, fr) + v for fr, v in req.items())
-        rem = {fr: max(0, v - self.local_available(n, fr)) for fr, v in req.items()}
-        return fits, rem
-
-    def ancestors(self, n: Node) -> list[Node]:
-        out = []
-        p = self.parent[n]
-        while p is not None:
-            out.append(p)
-            p = self.parent[p]
-        return out
-
-    def root(self, n: Node) -> Node:
-        anc = self.ancestors(n)
-        return anc[-1] if anc else n
 
 
 # --------------------------------------------------------------------------- classification

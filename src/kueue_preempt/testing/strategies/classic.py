@@ -39,10 +39,10 @@ that 500 examples per property stay fast.
 
 from __future__ import annotations
 
-import math
+import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Sequence, TypeVar
+from typing import Sequence
 
 from hypothesis import assume
 from hypothesis import strategies as st
@@ -59,23 +59,23 @@ from kueue_preempt import (
     PreemptionPolicy,
     ResourceQuota,
     Snapshot,
+    Target,
     Workload,
+    get_targets,
 )
 from kueue_preempt.model import BOOST_ANNOTATION, Condition, RequeuingTimestamp
 from kueue_preempt.snapshot.quota import QuotaNode
+from kueue_preempt.testing.strategies.choices import Choices
 
 __all__ = [
     "FLAVORS",
     "RESOURCES",
     "T0",
-    "Choices",
     "Scenario",
     "build_snapshot",
     "configs",
     "scenarios",
 ]
-
-T = TypeVar("T")
 
 FLAVORS = ("f0", "f1")
 RESOURCES = ("cpu", "gpu")
@@ -106,6 +106,25 @@ class Scenario:
         """A fresh snapshot of this scenario (optionally with other/permuted lists)."""
         return build_snapshot(self, workloads=workloads, cluster_queues=cluster_queues, cohorts=cohorts)
 
+    def shuffled_snapshot(self, rng: random.Random) -> Snapshot:
+        """A fresh snapshot built from permuted lists (the answer must not depend on them)."""
+        workloads, cluster_queues, cohorts = list(self.workloads), list(self.cluster_queues), list(self.cohorts)
+        rng.shuffle(workloads)
+        rng.shuffle(cluster_queues)
+        rng.shuffle(cohorts)
+        return build_snapshot(self, workloads=workloads, cluster_queues=cluster_queues, cohorts=cohorts)
+
+    def decide(self, *, rng: random.Random | None = None) -> list[Target]:
+        """The library's answer: :func:`~kueue_preempt.get_targets` on a fresh snapshot.
+
+        With ``rng``, the snapshot is built from permuted lists. Cost: one snapshot build and
+        one ``get_targets`` call.
+        """
+        snapshot = self.snapshot() if rng is None else self.shuffled_snapshot(rng)
+        return get_targets(
+            self.preemptor, self.cluster_queue, self.assignment, snapshot, config=self.config, now=self.now
+        )
+
 
 def build_snapshot(
     scenario: Scenario,
@@ -119,33 +138,6 @@ def build_snapshot(
         cohorts if cohorts is not None else scenario.cohorts,
         workloads if workloads is not None else scenario.workloads,
     )
-
-
-# --------------------------------------------------------------------------- packed choices
-
-
-class Choices:
-    """Several independent choices decoded from ONE draw (mixed radix).
-
-    Every Hypothesis draw has a fixed cost, and a scenario needs a few hundred small choices;
-    packing them keeps 500 examples per property fast. The draw is a fixed-size byte string
-    (Hypothesis generates those close to uniformly, unlike wide integer ranges, which are
-    skewed towards small values) with two spare bytes so that every digit is near-uniform.
-    Shrinking still works: the bytes shrink towards zero, i.e. towards the *first* option of
-    every choice, so option lists put the simplest value first.
-    """
-
-    def __init__(self, draw: st.DrawFn, *options: Sequence[object]) -> None:
-        self._sizes = [len(o) for o in options]
-        n_bytes = (math.prod(self._sizes).bit_length() + 7) // 8 + 2
-        # Hypothesis caches strategy objects built with the same arguments itself.
-        self._value = int.from_bytes(draw(st.binary(min_size=n_bytes, max_size=n_bytes)), "big")
-
-    def pick(self, options: Sequence[T]) -> T:
-        size = self._sizes.pop(0)
-        assert size == len(options), "options must be picked in declaration order"
-        self._value, i = divmod(self._value, size)
-        return options[i]
 
 
 def _at(minutes: int) -> datetime:
