@@ -9,5 +9,14 @@ from __future__ import annotations
 
 from kueue_preempt.testing.mutations.measure import Measurement, OperatorRate, measure
 from kueue_preempt.testing.mutations.mutant import Mutant, MutantsOf
+from kueue_preempt.testing.mutations.podgroup import podgroup_mutants
 
-__all__ = ["Mutant", "MutantsOf", "Measurement", "OperatorRate", "measure"]
+__all__ = [
+    "Mutant",
+    "MutantsOf",
+    "Measurement",
+    "OperatorRate",
+    "measure",
+    # podgroup
+    "podgroup_mutants",
+]

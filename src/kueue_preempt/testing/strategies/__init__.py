@@ -19,6 +19,14 @@ from kueue_preempt.testing.strategies.classic import (
     configs,
     scenarios,
 )
+from kueue_preempt.testing.strategies.podgroup import (
+    GROUP_NAMES,
+    MISSING_GROUP,
+    PODGROUP_PRIORITIES,
+    PREEMPTOR_PRIORITIES,
+    PodGroupScenario,
+    podgroup_scenarios,
+)
 
 __all__ = [
     "Choices",
@@ -30,4 +38,11 @@ __all__ = [
     "build_snapshot",
     "configs",
     "scenarios",
+    # podgroup
+    "GROUP_NAMES",
+    "MISSING_GROUP",
+    "PODGROUP_PRIORITIES",
+    "PREEMPTOR_PRIORITIES",
+    "PodGroupScenario",
+    "podgroup_scenarios",
 ]
