@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import dataclasses
-
 import attrs
 import pytest
 from hypothesis import given
@@ -35,8 +33,10 @@ from kueue_preempt.podgroup import (
     StatusCode,
     select_podgroup_victims,
 )
+from kueue_preempt.testing.invariants.podgroup import Capacity, pod_priority, unit_key
+from kueue_preempt.testing.strategies.podgroup import PodGroupScenario, podgroup_scenarios
 from kube_cases import cluster_of, group_preemptor_of, load_cases, placement_of
-from test_podgroup_properties import SETTINGS, Capacity, Scenario, eff_priority, scenarios, unit_key
+from test_podgroup_properties import SETTINGS
 
 LOW, MID, HIGH, TOP = 10, 100, 1000, 5000
 ONGOING = "ongoing preemption on nominated nodes"
@@ -284,19 +284,19 @@ def test_kube_pg20_cases_are_pg_delay_1_cases_in_kep_mode(case: Any) -> None:
 
 
 @st.composite
-def delayed_scenarios(draw: st.DrawFn) -> Scenario:
-    """A random scenario (see test_podgroup_properties) where some running pods are being
+def delayed_scenarios(draw: st.DrawFn) -> PodGroupScenario:
+    """A random scenario (``podgroup_scenarios``) where some running pods are being
     evicted by the scheduler and the members carry nominations. Half of the examples aim at a
     feasible nomination: the first member goes to a node with a lower-priority leaving pod and
     the others to nodes where the oracle says they fit once the leaving units are gone (so
     both PG-DELAY-1 and PG-DELAY-2 are well exercised); the other half nominate at random,
     including to a node that does not exist."""
-    sc = draw(scenarios())
+    sc = draw(podgroup_scenarios(never=False, pods=(0, 14)))
     pods = [
         attrs.evolve(p, terminating=True, disruption_target=True) if draw(st.integers(0, 2)) == 0 else p
         for p in sc.pods
     ]
-    sc = dataclasses.replace(sc, pods=pods)
+    sc = attrs.evolve(sc, pods=tuple(pods))
     gone = _oracle_in_flight(sc)
     trigger_nodes = sorted({p.node_name for p in gone if p.preempted_by_scheduler and p.node_name})
     cap = Capacity(sc, [p for p in pods if p not in gone])
@@ -307,33 +307,33 @@ def delayed_scenarios(draw: st.DrawFn) -> Scenario:
         if aim and i == 0 and trigger_nodes:
             nominated = draw(st.sampled_from(trigger_nodes))
         elif aim:
-            fitting = [n for n in sorted(sc.caps) if cap.fits(p, n)]
+            fitting = [n for n in sorted(n.name for n in sc.nodes) if cap.fits(p, n)]
             nominated = draw(st.sampled_from(fitting)) if fitting else None
         else:
-            nominated = draw(st.one_of(st.none(), st.sampled_from(sorted(sc.caps) + ["gone"])))
+            nominated = draw(st.one_of(st.none(), st.sampled_from(sorted(n.name for n in sc.nodes) + ["gone"])))
         if nominated is not None and nominated in cap.free and cap.fits(p, nominated):
             cap.take(p, nominated)
         members.append(attrs.evolve(p, nominated_node_name=nominated))
-    return dataclasses.replace(sc, preemptor=PodGroupPreemptor(sc.preemptor.group, members))
+    return attrs.evolve(sc, preemptor=PodGroupPreemptor(sc.preemptor.group, members))
 
 
-def _oracle_in_flight(sc: Scenario) -> list[Pod]:
+def _oracle_in_flight(sc: PodGroupScenario) -> list[Pod]:
     """In-flight pods: every pod of a unit (PG-8) of lower priority with a leaving pod."""
     top = sc.preemptor.group.priority
-    keys = {unit_key(sc, p) for p in sc.pods if p.preempted_by_scheduler and eff_priority(sc, p) < top}
+    keys = {unit_key(sc, p) for p in sc.pods if p.preempted_by_scheduler and pod_priority(sc, p) < top}
     return [p for p in sc.pods if unit_key(sc, p) in keys]
 
 
-def _oracle_triggered(sc: Scenario) -> bool:
+def _oracle_triggered(sc: PodGroupScenario) -> bool:
     """PG-20's trigger: a member nominated to a node with a lower-priority leaving pod."""
     top = sc.preemptor.group.priority
     nominated = {p.nominated_node_name for p in sc.preemptor.pods}
     return any(
-        p.preempted_by_scheduler and p.node_name in nominated and eff_priority(sc, p) < top for p in sc.pods
+        p.preempted_by_scheduler and p.node_name in nominated and pod_priority(sc, p) < top for p in sc.pods
     )
 
 
-def _oracle_feasible(sc: Scenario, gone: list[Pod]) -> bool:
+def _oracle_feasible(sc: PodGroupScenario, gone: list[Pod]) -> bool:
     """PG-DELAY-1 with the oracle's own capacity: the nominated members, in order, fit."""
     cap = Capacity(sc, [p for p in sc.pods if p not in gone])
     nominated = [p for p in sc.preemptor.pods if p.nominated_node_name is not None]
@@ -349,7 +349,7 @@ def _oracle_feasible(sc: Scenario, gone: list[Pod]) -> bool:
 
 @SETTINGS
 @given(delayed_scenarios())
-def test_property_no_new_victims_while_the_nomination_is_feasible(sc: Scenario) -> None:
+def test_property_no_new_victims_while_the_nomination_is_feasible(sc: PodGroupScenario) -> None:
     """PG-DELAY-1 (the brief's invariant): with triggered preemptions in flight, no new victim
     is chosen while the original nomination remains feasible — and feasibility is exactly the
     oracle's. In-flight pods are never victims again (PG-DELAY-2). The cluster is unchanged."""
@@ -376,7 +376,7 @@ def test_property_no_new_victims_while_the_nomination_is_feasible(sc: Scenario) 
 
 @SETTINGS
 @given(delayed_scenarios())
-def test_property_infeasible_nomination_is_a_fresh_run_without_the_victims(sc: Scenario) -> None:
+def test_property_infeasible_nomination_is_a_fresh_run_without_the_victims(sc: PodGroupScenario) -> None:
     """PG-DELAY-2: the result is the one of a call on the cluster built without the in-flight
     pods, with the members' nominations dropped (unplaced members: cleared)."""
     if not _oracle_triggered(sc):
@@ -397,7 +397,7 @@ def test_property_infeasible_nomination_is_a_fresh_run_without_the_victims(sc: S
 
 @SETTINGS
 @given(delayed_scenarios())
-def test_property_kube_mode_keeps_pg20(sc: Scenario) -> None:
+def test_property_kube_mode_keeps_pg20(sc: PodGroupScenario) -> None:
     """PG-20 in ``"kube"`` mode: whenever the trigger holds, no victim and the current
     nominations re-issued, feasible or not."""
     result = select_podgroup_victims(sc.preemptor, sc.cluster(), mode="kube")

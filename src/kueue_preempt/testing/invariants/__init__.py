@@ -55,6 +55,7 @@ from kueue_preempt.testing.invariants.podgroup import (
     podgroup_units,
     preemptor_priority,
     reference_podgroup,
+    unit_key,
     replay_fits,
 )
 from kueue_preempt.testing.invariants.quota import Node, QuotaTree, SpecTree, Usage, workload_usage
@@ -96,6 +97,7 @@ __all__ = [
     "Capacity",
     "preemptor_priority",
     "pod_priority",
+    "unit_key",
     "podgroup_units",
     "attempt_order",
     "oracle_place",

@@ -43,6 +43,7 @@ __all__ = [
     "Capacity",
     "preemptor_priority",
     "pod_priority",
+    "unit_key",
     "podgroup_units",
     "attempt_order",
     "oracle_place",
@@ -525,7 +526,7 @@ def reference_podgroup(scenario: PodGroupScenario, *, threshold: int | None = No
     victims: list[tuple[PodGroupUnit, int]] = []
     for unit, violating in order:
         removed.discard(unit.key)
-        present = [p for p in scenario.pods if _unit_key(scenario, p) not in removed]
+        present = [p for p in scenario.pods if unit_key(scenario, p) not in removed]
         if not replay_fits(scenario, present, assignments):
             removed.add(unit.key)
             victims.append((unit, violating))
@@ -542,7 +543,9 @@ def reference_podgroup(scenario: PodGroupScenario, *, threshold: int | None = No
     )
 
 
-def _unit_key(scenario: PodGroupScenario, pod: Pod) -> str:
+def unit_key(scenario: PodGroupScenario, pod: Pod) -> str:
+    """PG-8: the key of ``pod``'s unit (``PodGroup/<ns>/<name>`` for an ``All`` group, else
+    ``Pod/<ns>/<name>``)."""
     g = _group(scenario, pod)
     if g is not None and g.disruption_mode is DisruptionMode.ALL:
         return f"PodGroup/{g.namespace}/{g.name}"
