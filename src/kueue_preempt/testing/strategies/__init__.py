@@ -19,6 +19,7 @@ from kueue_preempt.testing.strategies.classic import (
     configs,
     scenarios,
 )
+from kueue_preempt.testing.strategies.fair import STRATEGY_LISTS, FairScenario, fair_scenarios
 
 __all__ = [
     "Choices",
@@ -30,4 +31,8 @@ __all__ = [
     "build_snapshot",
     "configs",
     "scenarios",
+    # fair
+    "STRATEGY_LISTS",
+    "FairScenario",
+    "fair_scenarios",
 ]

@@ -102,10 +102,11 @@ class FairScenario:
 
     def shuffled_snapshot(self, rng: random.Random) -> Snapshot:
         """A fresh snapshot built from permuted lists (the answer must not depend on them)."""
-        lists = [list(self.workloads), list(self.cluster_queues), list(self.cohorts)]
-        for lst in lists:
-            rng.shuffle(lst)
-        return Snapshot(lists[1], lists[2], lists[0])  # type: ignore[arg-type]
+        workloads, cluster_queues, cohorts = list(self.workloads), list(self.cluster_queues), list(self.cohorts)
+        rng.shuffle(workloads)
+        rng.shuffle(cluster_queues)
+        rng.shuffle(cohorts)
+        return Snapshot(cluster_queues, cohorts, workloads)
 
     def decide(self, *, rng: random.Random | None = None, trace: DecisionTrace | None = None) -> list[Target]:
         """The library's answer: :func:`~kueue_preempt.get_targets` on a fresh snapshot.
@@ -152,9 +153,10 @@ _REQUEUING: list[RequeuingTimestamp | None] = [RequeuingTimestamp.EVICTION, Requ
 _N_FRS = len(FLAVORS) * len(RESOURCES)
 _QUOTA_OPTIONS: list[Sequence[object]] = [_BOOLS] + [_CQ_NOMINALS, _COHORT_NOMINALS, _LIMITS, _LIMITS] * _N_FRS
 _CQ_OPTIONS: list[Sequence[object]] = [_WITHIN, _RECLAIM, _PREEMPTOR_RECLAIM, _BWC, _THRESHOLDS, _WEIGHTS, [0, 1, 2]]
+_POD_SET_OPTIONS: list[Sequence[object]] = [_BOOLS, _FLAVOR_INDEXES, _AMOUNTS]
 _WORKLOAD_OPTIONS: list[Sequence[object]] = [
     _N_POD_SETS,
-    *([_BOOLS, _FLAVOR_INDEXES, _AMOUNTS] * (2 * len(RESOURCES))),
+    *(_POD_SET_OPTIONS * (2 * len(RESOURCES))),
     _UIDS,
     _PRIORITIES,
     _BOOSTS,
@@ -348,11 +350,12 @@ def fair_scenarios(
     if any(outside[1:n_queues]):
         parents["d"] = None
     cohorts: list[Cohort] = []
-    for name, parent in parents.items():
+    for name, cohort_parent in parents.items():
         c = Choices(draw, *_QUOTA_OPTIONS, _WEIGHTS)
         has_quota = c.pick(_BOOLS) or name == "d"
-        quotas = _quotas(c, all_frs, declared=used_frs if has_quota else (), has_parent=parent is not None, cq=False)
-        cohorts.append(Cohort(name=name, parent=parent, quotas=quotas, fair_weight=weight(c.pick(_WEIGHTS))))
+        declared = used_frs if has_quota else []
+        quotas = _quotas(c, all_frs, declared=declared, has_parent=cohort_parent is not None, cq=False)
+        cohorts.append(Cohort(name=name, parent=cohort_parent, quotas=quotas, fair_weight=weight(c.pick(_WEIGHTS))))
     tree_cohorts = [n for n in parents if n != "d"]
 
     # ---- ClusterQueues
