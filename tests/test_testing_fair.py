@@ -27,7 +27,13 @@ def _drawn(strategy: st.SearchStrategy[FairScenario], feature: Callable[[FairSce
     seen: set[T] = set()
 
     @seed(0)
-    @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=n,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(strategy)
     def run(s: FairScenario) -> None:
         seen.add(feature(s))

@@ -42,6 +42,7 @@ __all__ = [
     "check_fair_reasons",
     "check_fair_fits_after_removal",
     "check_fair_minimality",
+    "check_fair_empty_result",
     "check_fair_strategy_steps",
     "check_fair_reference",
     "check_fair",
@@ -446,7 +447,9 @@ def _fits(scenario: FairScenario, workloads: Sequence[Workload]) -> bool:
     """GT-5 (borrowing allowed) on a fresh library snapshot, cross-checked with SpecTree."""
     snap = scenario.snapshot(workloads)
     got = snap.fits(snap.cluster_queue(scenario.cluster_queue), scenario.assignment.requests, allow_borrowing=True)
-    spec = SpecTree(scenario, workloads).fits(scenario.cluster_queue, scenario.assignment.requests, allow_borrowing=True)
+    spec = SpecTree(scenario, workloads).fits(
+        scenario.cluster_queue, scenario.assignment.requests, allow_borrowing=True
+    )
     assert got == spec, f"GT-5: Snapshot.fits = {got}, the spec's quota model says {spec}"
     return got
 
@@ -460,7 +463,8 @@ def check_fair_target_set_shape(scenario: FairScenario, targets: Sequence[Target
         assert t.workload.key in by_key, f"GT-1: target {t.workload.key} is not an admitted workload"
         assert t.workload == by_key[t.workload.key], f"DM-9: target {t.workload.key} differs from the admitted object"
         assert t.cluster_queue == t.workload.cluster_queue, (
-            f"DM-9: target {t.workload.key} has cluster_queue {t.cluster_queue!r}, admitted in {t.workload.cluster_queue!r}"
+            f"DM-9: target {t.workload.key} has cluster_queue {t.cluster_queue!r}, "
+            f"admitted in {t.workload.cluster_queue!r}"
         )
 
 
@@ -491,13 +495,17 @@ def check_fair_reasons(scenario: FairScenario, targets: Sequence[Target]) -> Non
     for t in targets:
         want = expected_reason(scenario, t.workload)
         rule = "MSG-1" if t.workload.cluster_queue == scenario.cluster_queue else "FS-NOM-1"
-        assert t.reason.value == want, f"{rule}: target {t.workload.key} has reason {t.reason.value}, the spec says {want}"
+        assert t.reason.value == want, (
+            f"{rule}: target {t.workload.key} has reason {t.reason.value}, the spec says {want}"
+        )
 
 
 def check_fair_fits_after_removal(scenario: FairScenario, targets: Sequence[Target]) -> None:
     """GT-4: a non-empty result is complete: the preemptor fits (borrowing) without the targets."""
     if targets:
-        assert _fits(scenario, _remaining(scenario, targets)), "GT-4: the preemptor does not fit after removing every target"
+        assert _fits(scenario, _remaining(scenario, targets)), (
+            "GT-4: the preemptor does not fit after removing every target"
+        )
 
 
 def check_fair_minimality(scenario: FairScenario, targets: Sequence[Target]) -> None:
@@ -512,6 +520,26 @@ def check_fair_minimality(scenario: FairScenario, targets: Sequence[Target]) -> 
         assert not _fits(scenario, [*remaining, t.workload]), (
             f"FB-2: the preemptor still fits with target {t.workload.key} re-admitted: fill-back keeps it admitted"
         )
+
+
+def check_fair_empty_result(scenario: FairScenario, targets: Sequence[Target]) -> None:
+    """FS-RUN-2/FS-RUN-7: with own-queue candidates only, an empty result means that even
+    removing all of them leaves the preemptor unable to fit.
+
+    Without cross-queue candidates the ordering yields the preemptor's queue until it runs
+    out of candidates (FS-ORD-2; FS-ORD-4 never prunes it for not borrowing, nor its
+    ancestors), and each yield takes the next own candidate with no share test (FS-RUN-2).
+    """
+    if targets:
+        return
+    kinds = fair_candidates(scenario)
+    if not kinds or any(k == "FS-CAND-2" for k in kinds.values()):
+        return
+    remaining = [w for w in scenario.workloads if w.key not in kinds]
+    assert not _fits(scenario, remaining), (
+        f"FS-RUN-2: empty result, yet taking the own-queue candidates {sorted(kinds)} in ORD order "
+        "makes the preemptor fit"
+    )
 
 
 def check_fair_strategy_steps(scenario: FairScenario, steps: Sequence[tuple[str, str]]) -> None:
@@ -555,7 +583,8 @@ def _explain(scenario: FairScenario, runs: Sequence[FairRun], got: set[tuple[str
         if not seen:
             lines.append(f"{key} ({reason}) is never taken: FS-ORD-4/FS-RUN-2 reach the fit before it")
         else:
-            lines.append(f"{key} ({reason}): " + "; ".join(f"{s.rule} {'taken' if s.taken else 'refused'}: {s.detail}" for s in seen))
+            steps = "; ".join(f"{s.rule} {'taken' if s.taken else 'refused'}: {s.detail}" for s in seen)
+            lines.append(f"{key} ({reason}): {steps}")
     for key, reason in sorted(want - got):
         lines.append(f"{key} ({reason}) is a spec target the result lacks")
     if not want:
@@ -584,11 +613,13 @@ def check_fair_reference(scenario: FairScenario, targets: Sequence[Target]) -> N
 
 
 def check_fair(scenario: FairScenario, targets: Sequence[Target]) -> None:
-    """Every fair-sharing checker: shape, candidates, reasons, GT-4, FB-2 and the reference."""
+    """Every fair-sharing checker: shape, candidates, reasons, GT-4, FB-2, an empty result
+    and the reference (skipped with admission fair sharing, whose ORD-3 can be cyclic)."""
     check_fair_target_set_shape(scenario, targets)
     check_fair_candidates(scenario, targets)
     check_fair_reasons(scenario, targets)
     check_fair_fits_after_removal(scenario, targets)
     check_fair_minimality(scenario, targets)
+    check_fair_empty_result(scenario, targets)
     if not scenario.config.admission_fair_sharing:
         check_fair_reference(scenario, targets)

@@ -146,7 +146,12 @@ _WEIGHTS = [1.0, 1.0, 1.0, 0.0, 0.5, 2.0, 3.0]
 """Fair-sharing weights (FS-W-1..FS-W-3): mostly the default, 0 ("infinite share") included."""
 _WITHIN = [PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY]
 _RECLAIM = [PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.ANY, PreemptionPolicy.ANY]
-_PREEMPTOR_RECLAIM = [PreemptionPolicy.ANY, PreemptionPolicy.ANY, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.NEVER]
+_PREEMPTOR_RECLAIM = [
+    PreemptionPolicy.ANY,
+    PreemptionPolicy.ANY,
+    PreemptionPolicy.LOWER_PRIORITY,
+    PreemptionPolicy.NEVER,
+]
 _BWC = ["absent", "absent", "Never", "LowerPriority"]
 _THRESHOLDS: list[int | None] = [None, 0, 1]
 _REQUEUING: list[RequeuingTimestamp | None] = [RequeuingTimestamp.EVICTION, RequeuingTimestamp.CREATION, None]
@@ -190,7 +195,8 @@ def _quotas(
     """Q-17: limits only below a parent; a ClusterQueue lends at most its nominal."""
     out: dict[FlavorResource, ResourceQuota] = {}
     for fr in frs:
-        cq_nominal, cohort_nominal, bl, ll = c.pick(nominals), c.pick(_COHORT_NOMINALS), c.pick(_LIMITS), c.pick(_LIMITS)
+        cq_nominal, cohort_nominal = c.pick(nominals), c.pick(_COHORT_NOMINALS)
+        bl, ll = c.pick(_LIMITS), c.pick(_LIMITS)
         if fr not in declared:
             continue
         nominal = cq_nominal // scale if cq else cohort_nominal
@@ -198,7 +204,9 @@ def _quotas(
             out[fr] = ResourceQuota(nominal=nominal)
         else:
             out[fr] = ResourceQuota(
-                nominal=nominal, borrowing_limit=bl, lending_limit=None if ll is None else min(ll, nominal) if cq else ll
+                nominal=nominal,
+                borrowing_limit=bl,
+                lending_limit=None if ll is None else min(ll, nominal) if cq else ll,
             )
     return out
 
@@ -248,14 +256,18 @@ def _workload(
     )
 
 
-def _preemption(within: PreemptionPolicy, reclaim: PreemptionPolicy, bwc: str, threshold: int | None) -> ClusterQueuePreemption:
+def _preemption(
+    within: PreemptionPolicy, reclaim: PreemptionPolicy, bwc: str, threshold: int | None
+) -> ClusterQueuePreemption:
     """A stanza valid per POL-7 (``borrowWithinCohort`` only with ``reclaimWithinCohort != Never``)."""
     stanza: BorrowWithinCohort | None = None
     if bwc == "LowerPriority" and reclaim is not PreemptionPolicy.NEVER:
         stanza = BorrowWithinCohort(policy=PreemptionPolicy.LOWER_PRIORITY, max_priority_threshold=threshold)
     elif bwc != "absent":
         stanza = BorrowWithinCohort(policy=PreemptionPolicy.NEVER)
-    return ClusterQueuePreemption(within_cluster_queue=within, reclaim_within_cohort=reclaim, borrow_within_cohort=stanza)
+    return ClusterQueuePreemption(
+        within_cluster_queue=within, reclaim_within_cohort=reclaim, borrow_within_cohort=stanza
+    )
 
 
 def _tree(shape: Choices, hierarchical: bool | None) -> dict[str, str | None]:
@@ -379,12 +391,13 @@ def fair_scenarios(
             parent = tree_cohorts[parent_index[k]]
         own = list(flavors) if len(flavors) == 1 or which == 0 else [flavors[which - 1]]
         q = Choices(draw, *_QUOTA_OPTIONS)
-        q.pick(_BOOLS)
+        q.pick(_BOOLS)  # the cohorts' "has quota" choice: a ClusterQueue always declares its FRs
         declared = [fr for fr in used_frs if fr.flavor in own]
         # The other queues get smaller nominals, so they borrow (and can be reclaimed from).
         scale = 1 if is_preemptor else 3
-        quotas = _quotas(q, all_frs, declared=declared, has_parent=parent is not None, cq=True, scale=scale,
-            nominals=_PREEMPTOR_NOMINALS if is_preemptor else _CQ_NOMINALS,
+        nominals = _PREEMPTOR_NOMINALS if is_preemptor else _CQ_NOMINALS
+        quotas = _quotas(
+            q, all_frs, declared=declared, has_parent=parent is not None, cq=True, scale=scale, nominals=nominals
         )
         cq_flavors[name] = own
         cluster_queues.append(
@@ -509,7 +522,9 @@ def fair_scenarios(
         annotations={} if boost is None else {BOOST_ANNOTATION: boost},
         creation_time=created,
         conditions=_conditions(eviction),
-        pod_sets=[PodSetUsage(name="main", count=1, flavors=flavor_of, usage={fr.resource: v for fr, v in requests.items()})],
+        pod_sets=[
+            PodSetUsage(name="main", count=1, flavors=flavor_of, usage={fr.resource: v for fr, v in requests.items()})
+        ],
     )
     g = Choices(draw, list(range(len(strategies))), _BOOLS, _BOOLS, _BOOLS, _REQUEUING)
     config = PreemptionConfig(
