@@ -1,22 +1,24 @@
 """The fair-sharing helpers of kueue_preempt.testing: strategy, checkers with teeth, knobs.
 
 The library's answers pass every fair-sharing checker; mutated answers are rejected; each
-knob of :func:`fair_scenarios` narrows the space as documented.
+knob of :func:`fair_scenarios` narrows the space as documented; and the reference itself
+agrees with Kueue's own fair-sharing unit cases.
 """
 
 from __future__ import annotations
 
 import random
+from typing import Any, Callable, TypeVar
 
-from typing import Callable, TypeVar
-
+import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from kueue_preempt.model import BOOST_ANNOTATION, parse_boost
-from kueue_preempt.testing.invariants import check_fair
+from kueue_preempt.testing.invariants import check_fair, fair_answers
 from kueue_preempt.testing.mutations import fair_mutants, measure
 from kueue_preempt.testing.strategies import STRATEGY_LISTS, FairScenario, fair_scenarios
+from kueue_cases import cluster_queue_of, cohort_of, config_of, incoming_of, load_cases, now_of, workload_of
 
 T = TypeVar("T")
 QUICK = settings(max_examples=60, deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -149,3 +151,37 @@ def test_knob_invalid_boosts_off(s: FairScenario) -> None:
 
 def test_knob_invalid_boosts_on() -> None:
     assert True in _drawn(fair_scenarios(invalid_boosts=True), _invalid_boost)
+
+
+# ----------------------------------------------------------------------- the reference itself
+
+
+def _kueue_fair_cases() -> list[Any]:
+    return [*load_cases("TestFairPreemptions"), *load_cases("TestFairPreemptionSkipsUnsatisfiableTournament")]
+
+
+@pytest.mark.parametrize("case", _kueue_fair_cases())
+def test_reference_agrees_with_kueues_fair_cases(case: dict[str, Any]) -> None:
+    """The spec transcription (``fair_answers``) gives Kueue's own expected targets and reasons
+    on the vendored fair-sharing unit cases: evidence that the reference is right, independently
+    of the library."""
+    preemptor, assignment = incoming_of(case["incoming"])
+    s = FairScenario(
+        cluster_queues=tuple(cluster_queue_of(q) for q in case["clusterQueues"]),
+        cohorts=tuple(cohort_of(c) for c in case.get("cohorts") or []),
+        workloads=tuple(workload_of(w) for w in case.get("admitted") or []),
+        preemptor=preemptor,
+        cluster_queue=case["incoming"]["clusterQueue"],
+        assignment=assignment,
+        now=now_of(case),
+        config=config_of(case),
+    )
+    runs = fair_answers(s)
+    assert runs is not None
+    expected = case["expected"]["targets"]
+    want = sorted(f"{t['namespace']}/{t['name']}" for t in expected)
+    reasons = {f"{t['namespace']}/{t['name']}": t["reason"] for t in expected if t.get("reason")}
+    assert any(
+        sorted(key for key, _ in r.targets) == want and all(dict(r.targets)[k] == v for k, v in reasons.items())
+        for r in runs
+    ), [r.targets for r in runs]
