@@ -547,7 +547,7 @@ def check_fair_strategy_steps(scenario: FairScenario, steps: Sequence[tuple[str,
 
     The rules are those a decision trace reports: ``FS-RUN-2`` (own queue, FS-RUN-2),
     ``FS-NOM-1`` (within-nominal shortcut), ``FS-STRAT-1`` (pNew <= tNew, FS-STRAT-1) and
-    ``FS-STRAT-2`` (pNew < tOld, FS-STRAT-2), with shares of the almost-LCA nodes
+    ``FS-STRAT-2`` or ``FS-RUN-3`` (pNew < tOld, FS-STRAT-2), with shares of the almost-LCA nodes
     (FS-LCA-1/2) in the state after the preemptor's usage and the earlier removals (FS-RUN-1).
     """
     state = _State(scenario)
@@ -569,7 +569,7 @@ def check_fair_strategy_steps(scenario: FairScenario, steps: Sequence[tuple[str,
             if rule == "FS-STRAT-1":
                 assert compare_drs(p_new, t_new) <= 0, f"FS-STRAT-1: {key} taken with pNew {p_new} > tNew {t_new}"
             else:
-                assert rule == "FS-STRAT-2", f"unknown rule {rule} for {key}"
+                assert rule in ("FS-STRAT-2", "FS-RUN-3"), f"unknown rule {rule} for {key}"
                 assert compare_drs(p_new, t_old) < 0, f"FS-STRAT-2: {key} taken with pNew {p_new} >= tOld {t_old}"
         state.removed.add(key)
 
