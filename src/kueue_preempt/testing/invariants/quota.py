@@ -148,3 +148,24 @@ class SpecTree:
     def root(self, n: Node) -> Node:
         anc = self.ancestors(n)
         return anc[-1] if anc else n
+
+
+def sq_keys(tree: SpecTree, n: Node) -> frozenset[FlavorResource]:
+    """Q-5: the FRs of ``n``'s SQ map: a ClusterQueue's declared FRs; for a cohort its own
+    declared FRs and every FR of its children's maps (zero values included)."""
+    keys = set(tree.quotas[n])
+    for k in tree.children[n]:
+        keys |= sq_keys(tree, k)
+    return frozenset(keys)
+
+
+def potential_available(tree: SpecTree, n: Node, fr: FlavorResource) -> int:
+    """Q-10: capacity with zero usage: LQ plus the parent's potential, capped by SQ + BL."""
+    p = tree.parent[n]
+    if p is None:
+        return tree.sq(n, fr)
+    a = tree.lq(n, fr) + potential_available(tree, p, fr)
+    bl = tree.bl(n, fr)
+    if bl is not None:
+        a = min(a, tree.sq(n, fr) + bl)
+    return a

@@ -27,6 +27,7 @@ from kueue_preempt.testing.strategies.podgroup import (
     PodGroupScenario,
     podgroup_scenarios,
 )
+from kueue_preempt.testing.strategies.fair import STRATEGY_LISTS, FairScenario, fair_scenarios
 
 __all__ = [
     "Choices",
@@ -45,4 +46,8 @@ __all__ = [
     "PREEMPTOR_PRIORITIES",
     "PodGroupScenario",
     "podgroup_scenarios",
+    # fair
+    "STRATEGY_LISTS",
+    "FairScenario",
+    "fair_scenarios",
 ]
