@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from kueue_preempt import ClusterQueue, FlavorResource, PreemptionPolicy, Workload
-from kueue_preempt.cycle import CycleResult, Outcome, QueueingStrategy, RequeueReason
+from kueue_preempt.cycle import CycleResult, HeadResult, Outcome, QueueingStrategy, RequeueReason
 from kueue_preempt.model.flavors import FlavorFungibility
 from kueue_preempt.testing.invariants.policy import effective_priority, policy_allows, queue_order_time
 from kueue_preempt.testing.invariants.quota import Node, SpecTree, workload_usage
@@ -48,6 +48,7 @@ __all__ = [
     "check_not_admitted_justified",
     "check_victims",
     "check_processing_order",
+    "check_fair_sharing_order",
     "check_reference_cycle",
     "reference_cycle",
     "check_cycle",
@@ -763,6 +764,98 @@ def check_reference_cycle(scenario: CycleScenario, result: CycleResult) -> None:
             )
 
 
+def _replay_entry(model: CycleModel, scenario: CycleScenario, r: HeadResult, w: Workload) -> ReferenceEntry | None:
+    """The usage ``U(e)`` and borrowing level of a processed head, from the spec and the
+    outcome the result reports, when they are fixed; ``None`` when they depend on the
+    preemption algorithm (a deferred head, a preempting one that may have been partially
+    admitted, or a skipped one that did not fit at full count)."""
+    cq = _cq(scenario, r.cluster_queue)
+    s = _shape(w)
+    if s is None or not _default_fungibility(cq):
+        return None
+    if r.outcome is Outcome.ADMITTED and r.admission is not None:
+        usage = workload_usage(Workload(name="x", pod_sets=r.admission))
+        return ReferenceEntry(r.key, cq.name, r.outcome, None, 0, usage, _borrow_level(model, cq.name, usage), "Fit")
+    if r.outcome is Outcome.NO_FIT:
+        return ReferenceEntry(r.key, cq.name, r.outcome)  # no flavor assigned: U(e) is empty (SC-CY-4)
+    if r.outcome is Outcome.SKIPPED:
+        f = _fits_count(model, cq, s, s.count)
+        if f is None:
+            return None
+        usage = {FlavorResource(f, s.resource): s.per_pod * s.count}
+        return ReferenceEntry(r.key, cq.name, r.outcome, None, 0, usage, _borrow_level(model, cq.name, usage), "Fit")
+    if r.outcome is Outcome.NO_CANDIDATES:
+        # GetTargets on a one-resource assignment is the oracle's own call (FA-6), so no
+        # candidates for the assignment means the chosen flavor was noCandidates, and then
+        # every flavor was noCandidates or noFit (FAS-9: preempt/reclaim beat noCandidates).
+        # FAS-9 keeps the first of the lowest borrowing level.
+        fs_reclaim = scenario.config.fair_sharing and cq.preemption.reclaim_within_cohort is not PreemptionPolicy.NEVER
+        bwc = cq.preemption.borrow_within_cohort
+        may_borrow_preempt = fs_reclaim or (bwc is not None and bwc.policy is not PreemptionPolicy.NEVER)
+        best: tuple[int, str] | None = None
+        v = s.per_pod * s.count
+        for f in _flavors_of(cq, s.resource):
+            fr = FlavorResource(f, s.resource)
+            if v > model.pot(("cq", cq.name), fr):
+                continue
+            level, may_reclaim = model.lowest_fitting_height(cq.name, fr, v)
+            nominal = cq.quotas[fr].nominal if fr in cq.quotas else 0
+            if (nominal >= v or may_reclaim or may_borrow_preempt) and (best is None or level < best[0]):
+                best = (level, f)
+        if best is None:
+            return None
+        usage = {FlavorResource(best[1], s.resource): v}
+        return ReferenceEntry(r.key, cq.name, r.outcome, None, 0, usage, best[0], "Preempt")
+    if r.outcome is Outcome.PREEMPTING and s.min_count == s.count:
+        # Without partial admission the targets are those of the full count (SC-NOM-2), on
+        # the one flavor they share with the preemptor's request (POL-9, FRNP = {(f, r)}).
+        # The tournament reads only U(e), not the borrowing level.
+        own = _flavors_of(cq, s.resource)
+        used = {f for t in r.targets for ps in t.workload.pod_sets for res, f in ps.flavors.items() if res == s.resource}
+        shared = [f for f in own if f in used]
+        if len(shared) != 1:
+            return None
+        usage = {FlavorResource(shared[0], s.resource): s.per_pod * s.count}
+        return ReferenceEntry(r.key, cq.name, r.outcome, None, 0, usage, 0, "Preempt")
+    return None
+
+
+def check_fair_sharing_order(scenario: CycleScenario, result: CycleResult) -> None:
+    """SC-FS-1..SC-FS-5, FS-DRS-1, FS-DRS-4, SC-PE-2: with fair sharing on, the heads of each
+    cohort tree are processed in tournament order. The tournament is replayed on the quota
+    model with the outcomes the result reports (admissions add their usage, ``Preempt``
+    entries without targets reserve capacity) for every tree whose entries' usages are fixed
+    by the spec and the result (see ``_replay_entry``); trees are independent (SC-FS-1), so
+    each is compared on its own."""
+    if not scenario.config.fair_sharing:
+        return
+    model = _model(scenario)
+    workloads = _workloads(scenario)
+    processed = [r for r in result.results if r.outcome is not Outcome.REJECTED]
+    entries: dict[str, ReferenceEntry] = {}
+    unknown_trees: set[Node] = set()
+    for r in processed:
+        e = _replay_entry(model, scenario, r, workloads[r.key])
+        if e is None:
+            unknown_trees.add(_tree_of(model, r.cluster_queue))
+        else:
+            entries[r.key] = e
+    remaining = [e for e in entries.values() if _tree_of(model, e.cluster_queue) not in unknown_trees]
+    order: dict[Node, list[str]] = {}
+    cqs = {cq.name: cq for cq in scenario.cluster.cluster_queues}
+    while remaining:
+        e = _fair_pop(scenario, model, remaining, workloads)
+        remaining.remove(e)
+        order.setdefault(_tree_of(model, e.cluster_queue), []).append(e.key)
+        if e.outcome in (Outcome.ADMITTED, Outcome.PREEMPTING):
+            model.add(e.cluster_queue, e.usage)  # SC-CY-6: victims keep their usage in the snapshot
+        elif e.outcome is Outcome.NO_CANDIDATES:
+            _reserve(model, cqs[e.cluster_queue], e)
+    for tree, want in order.items():
+        got = [r.key for r in processed if _tree_of(model, r.cluster_queue) == tree]
+        assert got == want, f"SC-FS-1/SC-FS-3/SC-FS-4: cohort tree {tree[1]} processed {got}, the tournament gives {want}"
+
+
 # ----------------------------------------------------------------------------- all of them
 
 
@@ -776,5 +869,6 @@ def check_cycle(scenario: CycleScenario, result: CycleResult) -> None:
     check_not_admitted_justified(scenario, result)
     check_victims(scenario, result)
     check_processing_order(scenario, result)
+    check_fair_sharing_order(scenario, result)
     check_reference_cycle(scenario, result)
 
