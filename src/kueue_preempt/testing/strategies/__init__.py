@@ -19,6 +19,14 @@ from kueue_preempt.testing.strategies.classic import (
     configs,
     scenarios,
 )
+from kueue_preempt.testing.strategies.cycle import (
+    CYCLE_FLAVORS,
+    CYCLE_NOW,
+    CycleScenario,
+    clusters,
+    cycle_configs,
+    cycle_scenarios,
+)
 
 __all__ = [
     "Choices",
@@ -30,4 +38,11 @@ __all__ = [
     "build_snapshot",
     "configs",
     "scenarios",
+    # cycle
+    "CYCLE_FLAVORS",
+    "CYCLE_NOW",
+    "CycleScenario",
+    "clusters",
+    "cycle_configs",
+    "cycle_scenarios",
 ]
