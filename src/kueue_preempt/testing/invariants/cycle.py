@@ -8,7 +8,7 @@ effective priority and QOT (EP-*, POL-5, from :mod:`~kueue_preempt.testing.invar
 the quota model (Q-5..Q-10, Q-14..Q-16 over
 :class:`~kueue_preempt.testing.invariants.quota.SpecTree`), the flavor scan with the default
 fungibility (FAS-6, FAS-8..FAS-10), partial admission (FAS-14), the entry order (SC-ORD-1,
-SC-ORD-2), the fair-sharing tournament (SC-FS-1..SC-FS-5, FS-DRS-1..FS-DRS-4), processing
+SC-ORD-2), the fair-sharing tournament (SC-FS-1..SC-FS-4, FS-DRS-1..FS-DRS-4), processing
 (SC-PE-1, SC-PE-2, SC-PE-4) and the requeue placement (SC-RQ-3..SC-RQ-5) are transcribed
 below.
 
@@ -48,6 +48,7 @@ __all__ = [
     "check_flavor_choice",
     "check_admissions_fit",
     "check_not_admitted_justified",
+    "check_pending_status",
     "check_victims",
     "check_processing_order",
     "check_fair_sharing_order",
@@ -199,7 +200,7 @@ def _shape(w: Workload) -> _Shape | None:
 
 
 def expected_heads(scenario: CycleScenario) -> list[tuple[str, str]]:
-    """SC-ST-1, SC-ST-2, SC-QO-1, SC-QO-3, SC-CY-2: ``(ClusterQueue, head key)`` in
+    """SC-ST-1, SC-ST-2, SC-QO-1, SC-CY-2: ``(ClusterQueue, head key)`` in
     ClusterQueue-name order. A fresh queue state holds every queueable pending workload in its
     ClusterQueue's active set; the head is the first by (higher EP, earlier QOT, smaller uid,
     smaller key). Criteria 1 (AFS) and 2 (sticky preemptor) do not apply to a fresh state."""
@@ -226,7 +227,7 @@ def expected_heads(scenario: CycleScenario) -> list[tuple[str, str]]:
 
 
 def check_heads(scenario: CycleScenario, result: CycleResult) -> None:
-    """SC-CY-2, SC-QO-1, SC-QO-3: the heads are the first workload of every active
+    """SC-CY-2, SC-QO-1: the heads are the first workload of every active
     ClusterQueue, in ClusterQueue-name order; SC-CY-5: every head has exactly one result and
     nothing else has one (no workload is processed, or admitted, twice)."""
     want = expected_heads(scenario)
@@ -255,7 +256,7 @@ _IMMEDIATE_BEST_EFFORT = {  # SC-RQ-4
 
 
 def check_outcome_fields(scenario: CycleScenario, result: CycleResult) -> None:
-    """SC-AD-1, SC-RQ-3..SC-RQ-5, SC-PE-5: an admitted head has an admission, no targets and
+    """SC-AD-1, SC-RQ-3..SC-RQ-5: an admitted head has an admission, no targets and
     leaves its queue; a pending one has the requeue reason of its outcome and waits in the
     active set when that reason is immediate for its queueing strategy (StrictFIFO: every
     reason but NamespaceMismatch; BestEffortFIFO: FailedAfterNomination, PendingPreemption,
@@ -444,8 +445,52 @@ def check_not_admitted_justified(scenario: CycleScenario, result: CycleResult) -
             changed_trees.add(tree)
 
 
+_NO_LONGER_FITS = "Workload no longer fits after processing another workload"
+_OVERLAPPING = "Workload has overlapping preemption targets with another workload"
+_DEFERRED = _OVERLAPPING + ", but will fit after these preemptions complete"
+
+
+def check_pending_status(scenario: CycleScenario, result: CycleResult) -> None:
+    """SC-MSG-1 (gate ``UnadmittedWorkloadsObservability`` on), SC-PE-1, SC-PE-3, SC-PE-4: the
+    ``QuotaReserved=False`` reason and message of a head left pending — a skipped head
+    ``WaitingForQuota`` with "no longer fits", or with "overlapping preemption targets" only
+    when the recompute gate is off and an earlier head of its cohort tree issued preemptions; a
+    deferred head ``WaitingForPreemptedWorkloads`` with the deferred-fit message after an
+    earlier preempting head of its tree; a ``Preempt`` head without targets
+    ``WaitingForQuota``; a preempting head ``WaitingForPreemptedWorkloads`` with
+    ". Pending the preemption of N workload(s)" (N = its targets, none already evicted)."""
+    if not scenario.config.unadmitted_workloads_observability:
+        return
+    model = _model(scenario)
+    preempting_trees: set[Node] = set()
+    for r in result.results:
+        tree = _tree_of(model, r.cluster_queue)
+        if r.outcome is Outcome.SKIPPED:
+            assert r.reason == "WaitingForQuota", f"SC-MSG-1: skipped {r.key} has reason {r.reason!r}"
+            allowed = [_NO_LONGER_FITS]
+            if not scenario.config.recompute_on_targets_overlap and tree in preempting_trees:
+                allowed.append(_OVERLAPPING)
+            assert r.message in allowed, f"SC-MSG-1/SC-PE-1: skipped {r.key} says {r.message!r}, allowed {allowed}"
+        elif r.outcome is Outcome.DEFERRED_FIT:
+            assert scenario.config.recompute_on_targets_overlap and tree in preempting_trees, (
+                f"SC-PE-3: {r.key} deferred without the recompute gate or an earlier preemption in its tree"
+            )
+            assert (r.reason, r.message) == ("WaitingForPreemptedWorkloads", _DEFERRED), (
+                f"SC-MSG-1: deferred {r.key} has {r.reason!r}: {r.message!r}"
+            )
+        elif r.outcome is Outcome.NO_CANDIDATES:
+            assert r.reason == "WaitingForQuota", f"SC-MSG-1: {r.key} (Preempt without targets) has reason {r.reason!r}"
+        elif r.outcome is Outcome.PREEMPTING:
+            assert r.reason == "WaitingForPreemptedWorkloads", f"SC-MSG-1: preempting {r.key} has reason {r.reason!r}"
+            evicted = any(c.type == "Evicted" and c.status == "True" for t in r.targets for c in t.workload.conditions)
+            if not evicted:
+                tail = f". Pending the preemption of {len(r.targets)} workload(s)"
+                assert r.message.endswith(tail), f"SC-MSG-1/SC-PR-1: preempting {r.key} says {r.message!r}"
+            preempting_trees.add(tree)
+
+
 def check_victims(scenario: CycleScenario, result: CycleResult) -> None:
-    """SC-PE-1, SC-PE-6, GT-*, POL-1..POL-4, POL-8, POL-9: a victim is a workload charged at
+    """SC-PE-1, GT-*, POL-1..POL-4, POL-8, POL-9: a victim is a workload charged at
     cycle start (not a head, not admitted in this cycle), claimed by one preemptor only
     (``T ∩ P = ∅`` for every issuing entry), in the preemptor's ClusterQueue with
     ``withinClusterQueue`` allowing it, or in another ClusterQueue of the same cohort tree
@@ -845,7 +890,7 @@ def _replay_tree(scenario: CycleScenario, entries: Sequence[ReferenceEntry]) -> 
 
 
 def check_fair_sharing_order(scenario: CycleScenario, result: CycleResult) -> None:
-    """SC-FS-1..SC-FS-5, FS-DRS-1, FS-DRS-4, SC-PE-2: with fair sharing on, the heads of each
+    """SC-FS-1..SC-FS-4, FS-DRS-1, FS-DRS-4, SC-PE-2: with fair sharing on, the heads of each
     cohort tree are processed in tournament order. Trees are independent (SC-FS-1), so each
     is replayed on its own on the quota model, with the outcomes the result reports
     (admissions and preemptions add their usage, ``Preempt`` entries without targets reserve
@@ -865,11 +910,11 @@ def check_fair_sharing_order(scenario: CycleScenario, result: CycleResult) -> No
             trees[tree] = None
         else:
             known.append(options)
-    for tree, options in trees.items():
-        if options is None or len(options) < 2:
+    for tree, per_head in trees.items():
+        if per_head is None or len(per_head) < 2:
             continue
         got = [r.key for r in processed if _tree_of(model, r.cluster_queue) == tree]
-        orders = [_replay_tree(scenario, combo) for combo in itertools.islice(itertools.product(*options), 256)]
+        orders = [_replay_tree(scenario, combo) for combo in itertools.islice(itertools.product(*per_head), 256)]
         assert got in orders, (
             f"SC-FS-1/SC-FS-3/SC-FS-4: cohort tree {tree[1]} processed {got}, the tournament gives {orders[0]}"
         )
@@ -886,6 +931,7 @@ def check_cycle(scenario: CycleScenario, result: CycleResult) -> None:
     check_flavor_choice(scenario, result)
     check_admissions_fit(scenario, result)
     check_not_admitted_justified(scenario, result)
+    check_pending_status(scenario, result)
     check_victims(scenario, result)
     check_processing_order(scenario, result)
     check_fair_sharing_order(scenario, result)

@@ -40,14 +40,18 @@ def _flavors(scenario: CycleScenario, cq: str, resource: str) -> list[str]:
 
 
 def _root(scenario: CycleScenario, cq: str) -> str:
+    """The root of ``cq``'s cohort tree (``cq`` itself without a cohort)."""
     parents = {c.name: c.parent for c in scenario.cluster.cohorts}
     node = next((q.cohort for q in scenario.cluster.cluster_queues if q.name == cq), None)
     if node is None:
         return "cq/" + cq
-    seen = set()
-    while parents.get(node) is not None and node not in seen:
+    seen: set[str] = set()
+    while node not in seen:
         seen.add(node)
-        node = parents[node]  # type: ignore[assignment]
+        parent = parents.get(node)
+        if parent is None:
+            break
+        node = parent
     return "cohort/" + node
 
 

@@ -187,16 +187,22 @@ _PENDING_OPTIONS: list[Sequence[object]] = [_PENDING_PRIORITIES, _CPUS, _COUNTS,
 
 def cycle_configs(*, fair_sharing: bool | None = None) -> st.SearchStrategy[CycleConfig]:
     """Cycle configurations: classic or fair sharing (SC-CFG-2), the priority gate of SC-ORD-1
-    criterion 4 / SC-FS-4 criterion 4, and ``PrioritizePreemptorWorkloads`` (SC-ORD-1
-    criterion 2; no generated workload is a waiting preemptor, so it changes nothing but is
-    exercised) — the other gates keep Kueue's defaults (SC-SCOPE-2)."""
+    criterion 4 / SC-FS-4 criterion 4, ``RecomputeAssignmentUponPreemptionTargetsOverlap``
+    (SC-PE-3; off, overlapping preemptors are skipped) and ``PrioritizePreemptorWorkloads``
+    (SC-ORD-1 criterion 2; no generated workload is a waiting preemptor, so it changes nothing
+    but is exercised) — the other gates keep Kueue's defaults (SC-SCOPE-2)."""
     fs = st.booleans() if fair_sharing is None else st.just(fair_sharing)
+    mostly_on = st.sampled_from([True, True, False])
 
-    def build(fs_on: bool, sorting: bool, preemptor_first: bool) -> CycleConfig:
-        gates = {"PrioritySortingWithinCohort": sorting, "PrioritizePreemptorWorkloads": preemptor_first}
+    def build(fs_on: bool, sorting: bool, recompute: bool, preemptor_first: bool) -> CycleConfig:
+        gates = {
+            "PrioritySortingWithinCohort": sorting,
+            "RecomputeAssignmentUponPreemptionTargetsOverlap": recompute,
+            "PrioritizePreemptorWorkloads": preemptor_first,
+        }
         return CycleConfig.of(fair_sharing=FairSharingConfig() if fs_on else None, feature_gates=gates)
 
-    return st.builds(build, fs, st.sampled_from([True, True, False]), st.sampled_from([False, False, True]))
+    return st.builds(build, fs, mostly_on, mostly_on, st.sampled_from([False, False, True]))
 
 
 def _pick_range(draw: st.DrawFn, bounds: tuple[int, int], name: str) -> int:
