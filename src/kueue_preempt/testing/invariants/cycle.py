@@ -49,6 +49,7 @@ __all__ = [
     "check_admissions_fit",
     "check_not_admitted_justified",
     "check_pending_status",
+    "check_queue_state",
     "check_victims",
     "check_processing_order",
     "check_fair_sharing_order",
@@ -487,6 +488,63 @@ def check_pending_status(scenario: CycleScenario, result: CycleResult) -> None:
                 tail = f". Pending the preemption of {len(r.targets)} workload(s)"
                 assert r.message.endswith(tail), f"SC-MSG-1/SC-PR-1: preempting {r.key} says {r.message!r}"
             preempting_trees.add(tree)
+
+
+def _shape_key(w: Workload, scenario: CycleScenario) -> tuple[object, ...]:
+    """SC-RQ-8: EP and, per pod set in order, its scheduling shape (any injective encoding)."""
+    return (
+        effective_priority(w, scenario.config.preemption),
+        tuple(
+            (ps.name, ps.count, ps.requests, ps.min_count, ps.node_selector, ps.required_node_affinity, ps.tolerations,
+             ps.pod_set_group, ps.topology_request)
+            for ps in w.spec_pod_sets
+        ),
+    )
+
+
+def check_queue_state(scenario: CycleScenario, result: CycleResult) -> None:
+    """SC-QO-1, SC-RQ-5, SC-RQ-6, SC-RQ-8, SC-AD-1 on the queue memory after the cycle: an
+    admitted head is in no queue; every other head is in the set its result names; a workload
+    that was not a head stays in the active set, except that a BestEffortFIFO head parked with
+    ``NoFit`` or ``PreemptionNoCandidates`` moves the workloads of its shape to the
+    inadmissible set (SC-RQ-8, gate on); a head requeued ``PendingPreemption`` becomes its
+    ClusterQueue's preemptor marker, sticky under BestEffortFIFO (SC-RQ-6)."""
+    heads = {r.key: r for r in result.results}
+    head_of = {cq: key for cq, key in expected_heads(scenario)}
+    workloads = _workloads(scenario)
+    lqs = {lq.key: lq.cluster_queue for lq in scenario.cluster.local_queues}
+    hashing = scenario.config.scheduling_equivalence_hashing
+    for cq in {cq.name for cq in scenario.cluster.cluster_queues}:
+        q = result.queues.queues.get(cq)
+        active = q.active if q is not None else frozenset()
+        parked = q.inadmissible if q is not None else frozenset()
+        best_effort = scenario.cluster.settings(cq).queueing_strategy is QueueingStrategy.BEST_EFFORT_FIFO
+        head = heads.get(head_of.get(cq, ""))
+        bulk: object = None
+        if (
+            head is not None
+            and hashing
+            and best_effort
+            and head.queue == "inadmissible"
+            and head.requeue_reason in (RequeueReason.NO_FIT, RequeueReason.PREEMPTION_NO_CANDIDATES)
+        ):
+            bulk = _shape_key(workloads[head.key], scenario)
+        for w in scenario.cluster.workloads:
+            if w.cluster_queue or lqs.get(f"{w.namespace}/{w.local_queue}") != cq:
+                continue
+            where = "active" if w.key in active else "inadmissible" if w.key in parked else None
+            assert not (w.key in active and w.key in parked), f"SC-ST-3: {w.key} is both active and inadmissible"
+            r = heads.get(w.key)
+            if r is not None:
+                assert where == r.queue, f"SC-RQ-5/SC-AD-1: head {w.key} ({r.outcome.value}) is in {where}, its result says {r.queue}"
+                continue
+            want = "inadmissible" if bulk is not None and _shape_key(w, scenario) == bulk else "active"
+            assert where == want, f"SC-QO-1/SC-RQ-8: {w.key}, not a head, is in {where}; the spec leaves it in {want}"
+        if head is not None and head.requeue_reason is RequeueReason.PENDING_PREEMPTION:
+            marker = q.preemptor if q is not None else None
+            assert marker is not None and marker.key == head.key and marker.sticky == best_effort, (
+                f"SC-RQ-6: {cq}'s preemptor marker is {marker}, the spec's is {head.key} (sticky={best_effort})"
+            )
 
 
 def check_victims(scenario: CycleScenario, result: CycleResult) -> None:
@@ -932,6 +990,7 @@ def check_cycle(scenario: CycleScenario, result: CycleResult) -> None:
     check_admissions_fit(scenario, result)
     check_not_admitted_justified(scenario, result)
     check_pending_status(scenario, result)
+    check_queue_state(scenario, result)
     check_victims(scenario, result)
     check_processing_order(scenario, result)
     check_fair_sharing_order(scenario, result)

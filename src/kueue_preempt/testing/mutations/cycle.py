@@ -61,7 +61,7 @@ def _drop(result: CycleResult, i: int, r: HeadResult) -> Mutant[CycleResult]:
         outcome=Outcome.SKIPPED,
         requeue_reason=RequeueReason.FAILED_AFTER_NOMINATION,
         queue="active",
-        reason="Pending",
+        reason="WaitingForQuota",  # SC-MSG-1 with UnadmittedWorkloadsObservability on
         message=_NO_LONGER_FITS,
         admission=None,
     )
