@@ -7,6 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kueue_preempt import PreemptionPolicy
 from kueue_preempt.cycle import CycleResult, Outcome, QueueingStrategy
 from kueue_preempt.testing.invariants import check_cycle, reference_cycle
 from kueue_preempt.testing.mutations import cycle_mutants, measure
@@ -82,6 +83,16 @@ def test_strategy_and_fair_sharing_knobs(s: CycleScenario) -> None:
     assert all(
         s.cluster.settings(cq.name).queueing_strategy is QueueingStrategy.STRICT_FIFO for cq in s.cluster.cluster_queues
     )
+
+
+@settings(max_examples=30, deadline=None)
+@given(cycle_scenarios(queueing_strategy=QueueingStrategy.BEST_EFFORT_FIFO, fair_sharing=False, preemption=True))
+def test_preemption_on_knob(s: CycleScenario) -> None:
+    assert not s.config.fair_sharing
+    for cq in s.cluster.cluster_queues:
+        assert s.cluster.settings(cq.name).queueing_strategy is QueueingStrategy.BEST_EFFORT_FIFO
+        p = cq.preemption
+        assert (p.within_cluster_queue, p.reclaim_within_cohort) != (PreemptionPolicy.NEVER, PreemptionPolicy.NEVER)
 
 
 @settings(max_examples=30, deadline=None)

@@ -2,7 +2,8 @@
 
 :func:`cycle_mutants` changes the per-head results of a
 :class:`~kueue_preempt.cycle.CycleResult` (``attrs.evolve``), which is what the cycle
-checkers read; the result's ``cluster``, ``events`` and ``queues`` are left as they were.
+checkers read, and keeps the queue memory (``queues``) consistent with them; the result's
+``cluster`` and ``events`` are left as they were (the checkers do not read them).
 A cycle is deterministic under the spec's decisions (SC-CY-2 head order, SC-ORD-2 stable
 sort, SC-FS-3 name-ordered tournament), so each change below is a wrong answer, except
 where a docstring says the operator skips it.
@@ -15,7 +16,7 @@ from typing import Iterator
 import attrs
 
 from kueue_preempt import PodSetUsage
-from kueue_preempt.cycle import CycleResult, HeadResult, Outcome, RequeueReason
+from kueue_preempt.cycle import ClusterQueueQueue, CycleResult, HeadResult, Outcome, RequeueReason
 from kueue_preempt.testing.mutations.mutant import Mutant
 from kueue_preempt.testing.strategies.cycle import CycleScenario
 
@@ -55,6 +56,23 @@ def _root(scenario: CycleScenario, cq: str) -> str:
     return "cohort/" + node
 
 
+def _requeued(result: CycleResult, r: HeadResult, where: str | None) -> CycleResult:
+    """``result`` with ``r``'s workload moved to the ``where`` set of its ClusterQueue's queue
+    (``None``: out of the queues, as an admission takes it, SC-AD-1), and a preemptor marker
+    naming it dropped when it leaves the queues (SC-RQ-6), so the queue memory agrees with the
+    mutated result."""
+    queues = dict(result.queues.queues)
+    q = queues.get(r.cluster_queue, ClusterQueueQueue())
+    active, parked = set(q.active) - {r.key}, set(q.inadmissible) - {r.key}
+    if where == "active":
+        active.add(r.key)
+    elif where == "inadmissible":
+        parked.add(r.key)
+    marker = None if where is None and q.preemptor is not None and q.preemptor.key == r.key else q.preemptor
+    queues[r.cluster_queue] = attrs.evolve(q, active=active, inadmissible=parked, preemptor=marker)
+    return attrs.evolve(result, queues=attrs.evolve(result.queues, queues=queues))
+
+
 def _drop(result: CycleResult, i: int, r: HeadResult) -> Mutant[CycleResult]:
     head = attrs.evolve(
         r,
@@ -65,7 +83,8 @@ def _drop(result: CycleResult, i: int, r: HeadResult) -> Mutant[CycleResult]:
         message=_NO_LONGER_FITS,
         admission=None,
     )
-    return Mutant("wrong-admitted-set", f"{r.key} skipped instead of admitted", _with(result, i, head))
+    mutated = _requeued(_with(result, i, head), r, "active")
+    return Mutant("wrong-admitted-set", f"{r.key} skipped instead of admitted", mutated)
 
 
 def _admit(scenario: CycleScenario, result: CycleResult, i: int, r: HeadResult) -> Mutant[CycleResult]:
@@ -88,7 +107,8 @@ def _admit(scenario: CycleScenario, result: CycleResult, i: int, r: HeadResult) 
         admission=tuple(pod_sets),
         targets=(),
     )
-    return Mutant("wrong-admitted-set", f"{r.key} admitted instead of {r.outcome.value}", _with(result, i, head))
+    mutated = _requeued(_with(result, i, head), r, None)
+    return Mutant("wrong-admitted-set", f"{r.key} admitted instead of {r.outcome.value}", mutated)
 
 
 def cycle_mutants(scenario: CycleScenario, result: CycleResult) -> Iterator[Mutant[CycleResult]]:

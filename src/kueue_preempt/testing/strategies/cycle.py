@@ -47,6 +47,7 @@ from kueue_preempt import (
     PodSetUsage,
     PreemptionPolicy,
     ResourceQuota,
+    Snapshot,
     Workload,
 )
 from kueue_preempt.cycle import (
@@ -234,7 +235,9 @@ def clusters(
     ``reclaimWithinCohort != Never``, ``None`` draws them freely.
     """
     strategy = None if queueing_strategy is None else QueueingStrategy(queueing_strategy)
-    n_cq = max(1, _pick_range(draw, queues, "queues"))
+    if queues[0] < 1:
+        raise ValueError(f"queues must allow at least one ClusterQueue, got {queues!r}")
+    n_cq = _pick_range(draw, queues, "queues")
     n_roots = _pick_range(draw, cohorts, "cohorts")
     nested = [draw(st.booleans()) for _ in range(n_roots)]
     n_flavors = draw(st.integers(1, len(CYCLE_FLAVORS)))
@@ -317,11 +320,10 @@ def clusters(
         lqs.append(LocalQueue(namespace=NAMESPACE, name=f"lq{k}", cluster_queue=name))
         n_admitted[name] = admitted
 
-    # Admitted workloads, admitted greedily while they fit with borrowing (Q-14), in queue
-    # order; the drawn flavor is this queue's first or last one.
-    from kueue_preempt.testing.invariants.quota import SpecTree
-
-    tree = SpecTree(ClusterState(cluster_queues=cqs, cohorts=cohort_objects), [])
+    # Admitted workloads, admitted greedily while they fit with borrowing (Q-14, the library's
+    # public Snapshot as in the classic strategy), in queue order; the drawn flavor is this
+    # queue's first or last one.
+    snapshot = Snapshot(cqs, cohort_objects, ())
     workloads: list[Workload] = []
     j = 0
     for cq in cqs:
@@ -330,24 +332,21 @@ def clusters(
             c = Choices(draw, *_ADMITTED_OPTIONS)
             last, cpus, priority = c.pick(_BOOLS), c.pick(_CPUS), c.pick(_ADMITTED_PRIORITIES)
             f = own[-1] if last else own[0]
-            amount = cpus * 1000
-            fr = FlavorResource(f, "cpu")
-            if not tree.fits(cq.name, {fr: amount}, allow_borrowing=True):
-                continue
-            tree.cq_usage[cq.name][fr] = tree.cq_usage[cq.name].get(fr, 0) + amount
-            workloads.append(
-                Workload(
-                    name=f"adm{j}",
-                    namespace=NAMESPACE,
-                    uid=f"a{j:02d}",
-                    cluster_queue=cq.name,
-                    priority=priority,
-                    creation_time=T0 + timedelta(minutes=j),
-                    quota_reserved_at=T0 + timedelta(minutes=20 + j),
-                    pod_sets=[PodSetUsage("main", 1, {"cpu": f}, {"cpu": amount})],
-                    spec_pod_sets=[PodSetSpec("main", 1, {"cpu": amount})],
-                )
+            w = Workload(
+                name=f"adm{j}",
+                namespace=NAMESPACE,
+                uid=f"a{j:02d}",
+                cluster_queue=cq.name,
+                priority=priority,
+                creation_time=T0 + timedelta(minutes=j),
+                quota_reserved_at=T0 + timedelta(minutes=20 + j),
+                pod_sets=[PodSetUsage("main", 1, {"cpu": f}, {"cpu": cpus * 1000})],
+                spec_pod_sets=[PodSetSpec("main", 1, {"cpu": cpus * 1000})],
             )
+            if not snapshot.fits(snapshot.cluster_queue(cq.name), w.usage, allow_borrowing=True):
+                continue
+            snapshot.add_workload(w)
+            workloads.append(w)
             j += 1
 
     # Pending workloads: creation times drawn from a small range so that ties in priority
