@@ -1,9 +1,10 @@
 """Checkers of one Kueue scheduling cycle, written from kueue-scheduling-cycle.md (``SC-*``).
 
 The checkers read a :class:`~kueue_preempt.testing.strategies.cycle.CycleScenario` and the
-``heads`` and ``results`` of a :class:`~kueue_preempt.cycle.CycleResult` (per head: outcome,
-requeue reason, queue, admission, targets); they do not read the result's ``cluster``,
-``events`` or ``queues``. Nothing here calls the cycle's own helpers: queue order (SC-QO-1),
+``heads``, ``results`` (per head: outcome, requeue reason, queue, admission, targets, status
+reason and message) and ``queues`` (the queue memory after the cycle) of a
+:class:`~kueue_preempt.cycle.CycleResult`; they do not read its ``cluster``, ``events`` or
+metrics. Nothing here calls the cycle's own helpers: queue order (SC-QO-1),
 effective priority and QOT (EP-*, POL-5, from :mod:`~kueue_preempt.testing.invariants.policy`),
 the quota model (Q-5..Q-10, Q-14..Q-16 over
 :class:`~kueue_preempt.testing.invariants.quota.SpecTree`), the flavor scan with the default
