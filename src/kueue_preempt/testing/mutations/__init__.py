@@ -8,6 +8,7 @@ reports how many of them a checker rejects.
 from __future__ import annotations
 
 from kueue_preempt.testing.mutations.fair import fair_mutants
+from kueue_preempt.testing.mutations.cycle import cycle_mutants
 from kueue_preempt.testing.mutations.measure import Measurement, OperatorRate, measure
 from kueue_preempt.testing.mutations.mutant import Mutant, MutantsOf
 from kueue_preempt.testing.mutations.podgroup import podgroup_mutants
@@ -22,4 +23,6 @@ __all__ = [
     "podgroup_mutants",
     # fair
     "fair_mutants",
+    # cycle
+    "cycle_mutants",
 ]

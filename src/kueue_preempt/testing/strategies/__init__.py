@@ -28,6 +28,14 @@ from kueue_preempt.testing.strategies.podgroup import (
     podgroup_scenarios,
 )
 from kueue_preempt.testing.strategies.fair import STRATEGY_LISTS, FairScenario, fair_scenarios
+from kueue_preempt.testing.strategies.cycle import (
+    CYCLE_FLAVORS,
+    CYCLE_NOW,
+    CycleScenario,
+    clusters,
+    cycle_configs,
+    cycle_scenarios,
+)
 
 __all__ = [
     "Choices",
@@ -50,4 +58,11 @@ __all__ = [
     "STRATEGY_LISTS",
     "FairScenario",
     "fair_scenarios",
+    # cycle
+    "CYCLE_FLAVORS",
+    "CYCLE_NOW",
+    "CycleScenario",
+    "clusters",
+    "cycle_configs",
+    "cycle_scenarios",
 ]
