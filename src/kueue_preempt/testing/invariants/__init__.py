@@ -50,6 +50,7 @@ from kueue_preempt.testing.invariants.fair import (
     fair_run,
     nominal_ok,
     reference_fair,
+)
 from kueue_preempt.testing.invariants.cycle import (
     CycleModel,
     ReferenceEntry,
