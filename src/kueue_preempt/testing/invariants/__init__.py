@@ -9,6 +9,24 @@ available. The shared spec models are :mod:`~kueue_preempt.testing.invariants.po
 
 from __future__ import annotations
 
+from kueue_preempt.testing.invariants.assignment import (
+    AssignmentTree,
+    RefDecision,
+    check_assignment,
+    check_entry_modes,
+    check_flavor_choice,
+    check_modes,
+    check_partial_admission,
+    check_requests_and_usage,
+    check_resource_groups,
+    check_targets,
+    check_usable_flavors,
+    fnv_order_of,
+    reference_assignment,
+    reference_selected,
+    reference_tolerated,
+    reference_usable,
+)
 from kueue_preempt.testing.invariants.classic import (
     HIERARCHICAL_RECLAIM,
     REASON_OF_VARIANT,
@@ -66,4 +84,21 @@ __all__ = [
     "check_empty_result_justified",
     "ord_ties_across_queues",
     "reference_classic",
+    # assignment
+    "AssignmentTree",
+    "RefDecision",
+    "fnv_order_of",
+    "reference_tolerated",
+    "reference_selected",
+    "reference_usable",
+    "reference_assignment",
+    "check_usable_flavors",
+    "check_resource_groups",
+    "check_requests_and_usage",
+    "check_entry_modes",
+    "check_flavor_choice",
+    "check_modes",
+    "check_partial_admission",
+    "check_targets",
+    "check_assignment",
 ]

@@ -7,7 +7,16 @@ reports how many of them a checker rejects.
 
 from __future__ import annotations
 
+from kueue_preempt.testing.mutations.assignment import assignment_mutants
 from kueue_preempt.testing.mutations.measure import Measurement, OperatorRate, measure
 from kueue_preempt.testing.mutations.mutant import Mutant, MutantsOf
 
-__all__ = ["Mutant", "MutantsOf", "Measurement", "OperatorRate", "measure"]
+__all__ = [
+    "Mutant",
+    "MutantsOf",
+    "Measurement",
+    "OperatorRate",
+    "measure",
+    # assignment
+    "assignment_mutants",
+]

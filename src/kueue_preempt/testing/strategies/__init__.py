@@ -9,6 +9,16 @@ draw, for strategies of your own.
 
 from __future__ import annotations
 
+from kueue_preempt.testing.strategies.assignment import (
+    ASSIGNMENT_FLAVORS,
+    FUNGIBILITIES,
+    GPU_FLAVORS,
+    PREEMPTIONS,
+    AssignmentScenario,
+    assignment_gates,
+    assignment_scenarios,
+    fungibilities,
+)
 from kueue_preempt.testing.strategies.choices import Choices
 from kueue_preempt.testing.strategies.classic import (
     FLAVORS,
@@ -30,4 +40,13 @@ __all__ = [
     "build_snapshot",
     "configs",
     "scenarios",
+    # assignment
+    "ASSIGNMENT_FLAVORS",
+    "GPU_FLAVORS",
+    "FUNGIBILITIES",
+    "PREEMPTIONS",
+    "AssignmentScenario",
+    "assignment_scenarios",
+    "assignment_gates",
+    "fungibilities",
 ]

@@ -1,0 +1,116 @@
+"""kueue_preempt.testing for flavor assignment: strategy, checkers with teeth, mutants (FAS-*)."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kueue_preempt.model import FlavorAssignmentMode
+from kueue_preempt.model.flavors import FlavorFungibility, FlavorPreference, FungibilityPolicy
+from kueue_preempt.testing.invariants import check_assignment, reference_assignment
+from kueue_preempt.testing.mutations import assignment_mutants, measure
+from kueue_preempt.testing.strategies import (
+    ASSIGNMENT_FLAVORS,
+    FUNGIBILITIES,
+    PREEMPTIONS,
+    AssignmentScenario,
+    assignment_gates,
+    assignment_scenarios,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(assignment_scenarios(), st.integers(0, 2**16))
+def test_library_passes_the_checker_and_ignores_input_order(s: AssignmentScenario, seed: int) -> None:
+    """The library's decision passes every checker; list order does not matter (FAS-4 order is
+    the ClusterQueue's, and the oracle's candidate order is strict)."""
+    decision = s.decide()
+    check_assignment(s, decision)
+    assert s.decide(rng=random.Random(seed)) == decision
+
+
+def _not_fit(d: object) -> bool:
+    return getattr(d, "assignment").mode is not FlavorAssignmentMode.FIT
+
+
+def test_mutants_are_killed() -> None:
+    """Every operator is killed in >= 80% of the scenarios where it applies; few discards."""
+    m = measure(
+        assignment_scenarios(),
+        decide=lambda s: s.decide(),
+        check=check_assignment,
+        mutants=assignment_mutants,
+        nonempty=_not_fit,
+        examples=120,
+    )
+    assert m.discard_rate < 0.15, m.as_dict()
+    assert 0.2 <= m.nonempty_share <= 0.8, m.as_dict()  # neither all Fit nor all NoFit/Preempt
+    for op, min_applicable in (("wrong-flavor", 30), ("wrong-mode", 100), ("wrong-count", 10)):
+        rate = m.rate(op)
+        assert rate.applicable >= min_applicable, (op, m.as_dict())
+        assert rate.rate >= 0.8, (op, rate)
+
+
+@settings(max_examples=30, deadline=None)
+@given(assignment_scenarios(min_flavors=2, max_flavors=2, gpu_group=False))
+def test_knob_flavors(s: AssignmentScenario) -> None:
+    (group,) = s.queue.resource_groups
+    assert group.flavor_names == ASSIGNMENT_FLAVORS[:2]
+
+
+_PREFERRING = FlavorFungibility(
+    when_can_borrow=FungibilityPolicy.TRY_NEXT_FLAVOR,
+    when_can_preempt=FungibilityPolicy.TRY_NEXT_FLAVOR,
+    preference=FlavorPreference.PREEMPTION_OVER_BORROWING,
+)
+
+
+@settings(max_examples=20, deadline=None)
+@given(assignment_scenarios(fungibility=_PREFERRING), assignment_scenarios(fungibility=st.sampled_from(FUNGIBILITIES[:2])))
+def test_knob_fungibility(s: AssignmentScenario, t: AssignmentScenario) -> None:
+    assert s.queue.flavor_fungibility == _PREFERRING
+    assert t.queue.flavor_fungibility in FUNGIBILITIES[:2]
+
+
+@settings(max_examples=30, deadline=None)
+@given(assignment_scenarios(partial_admission=True), assignment_scenarios(partial_admission=False))
+def test_knob_partial_admission(s: AssignmentScenario, t: AssignmentScenario) -> None:
+    assert s.gates.partial_admission
+    assert any(ps.min_count is not None and ps.min_count < ps.count for ps in s.workload.spec_pod_sets)
+    assert all(ps.min_count is None for ps in t.workload.spec_pod_sets)
+
+
+@settings(max_examples=30, deadline=None)
+@given(assignment_scenarios(borrowing=True), assignment_scenarios(borrowing=False))
+def test_knob_borrowing(s: AssignmentScenario, t: AssignmentScenario) -> None:
+    assert s.queue.cohort is not None and len(s.cluster_queues) == 3
+    assert all(cq.cohort is None for cq in t.cluster_queues)
+    assert reference_assignment(t).assignment.borrowing == 0  # Q-16: no parent, level 0
+    assert t.decide().assignment.borrowing == 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(assignment_scenarios(preemption=PREEMPTIONS[0], borrowing=False))
+def test_knob_preemption(s: AssignmentScenario) -> None:
+    """Without a cohort and with every policy Never, nothing is ever preempted (FA-6)."""
+    assert s.queue.preemption == PREEMPTIONS[0]
+    assert not s.decide().targets
+
+
+@settings(max_examples=20, deadline=None)
+@given(assignment_scenarios(gates=assignment_gates(flavor_fungibility=False)))
+def test_knob_gates(s: AssignmentScenario) -> None:
+    """FAS-11: with the gate off every tried_flavor_idx is 0."""
+    assert not s.gates.flavor_fungibility
+    a = s.decide().assignment
+    assert all(c.tried_flavor_idx == 0 for ps in a.pod_sets for c in ps.flavors.values())
+
+
+@settings(max_examples=20, deadline=None)
+@given(assignment_scenarios(selectors=False))
+def test_knob_selectors(s: AssignmentScenario) -> None:
+    """Plain flavors and pod sets: no flavor is ever skipped (FAS-5), so no NoMatchingFlavor."""
+    assert all(not rf.node_taints and not rf.node_labels for rf in s.resource_flavors)
+    assert s.decide().assignment.no_fit_reason != "NoMatchingFlavor"
