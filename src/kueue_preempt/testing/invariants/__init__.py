@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from kueue_preempt.testing.invariants.assignment import (
     AssignmentTree,
+    Pm,
+    RefAssignment,
     RefDecision,
+    RefEntry,
+    RefPodSet,
     check_assignment,
     check_entry_modes,
     check_flavor_choice,
@@ -86,6 +90,10 @@ __all__ = [
     "reference_classic",
     # assignment
     "AssignmentTree",
+    "Pm",
+    "RefEntry",
+    "RefPodSet",
+    "RefAssignment",
     "RefDecision",
     "fnv_order_of",
     "reference_tolerated",

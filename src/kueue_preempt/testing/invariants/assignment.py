@@ -215,6 +215,8 @@ class RefEntry:
 
 @attrs.frozen
 class RefPodSet:
+    """One pod set as the spec assigns it: count, flavors, whether its status has reasons."""
+
     name: str
     count: int
     flavors: Mapping[str, RefEntry]
@@ -233,6 +235,8 @@ class RefPodSet:
 
 @attrs.frozen
 class RefAssignment:
+    """The spec's assignment (FAS-17 without messages and attempts)."""
+
     pod_sets: tuple[RefPodSet, ...]
     borrowing: int
     usage: Mapping[FlavorResource, int]

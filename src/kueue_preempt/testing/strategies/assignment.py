@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta, timezone
-from typing import Sequence
+from typing import Sequence, TypeVar
 
 import attrs
 from hypothesis import strategies as st
@@ -216,7 +216,10 @@ def assignment_gates(
     )
 
 
-def _strategy(value: object, default: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+T = TypeVar("T")
+
+
+def _strategy(value: T | st.SearchStrategy[T] | None, default: st.SearchStrategy[T]) -> st.SearchStrategy[T]:
     if value is None:
         return default
     if isinstance(value, st.SearchStrategy):
@@ -383,7 +386,6 @@ def assignment_scenarios(
 
     # ---- the pending workload
     gate_value = draw(_strategy(gates, assignment_gates()))
-    assert isinstance(gate_value, AssignmentGates)
     n_pod_sets = draw(st.integers(1, max_pod_sets))
     want_partial = draw(st.booleans()) if partial_admission is None else partial_admission
     if partial_admission is True and not gate_value.partial_admission:
@@ -400,7 +402,7 @@ def assignment_scenarios(
         per_pod["cpu"] = max(per_pod["cpu"], 1)
         if with_gpu and per_pod["gpu"] == 0 and i % 2 == 0:
             del per_pod["gpu"]  # some pod sets do not request the second group at all
-        selector = {k: v for k in LABEL_KEYS if (v := c.pick(_SELECTOR_OPTIONS)) is not None}
+        selector = {k: sv for k in LABEL_KEYS if (sv := c.pick(_SELECTOR_OPTIONS)) is not None}
         tolerations = list(dict.fromkeys(t for t in (c.pick(_TOL_OPTIONS) for _ in range(3)) if t is not None))
         op, key, value, two_terms, _spare = (
             c.pick((None,) * 4 + _AFFINITY_OPS + (None,) * 4), c.pick(LABEL_KEYS), c.pick(_LABEL_VALUES),
