@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from kueue_preempt.model import FlavorAssignmentMode
 from kueue_preempt.model.flavors import FlavorFungibility, FlavorPreference, FungibilityPolicy
-from kueue_preempt.testing.invariants import check_assignment, reference_assignment
+from kueue_preempt import FlavorResource
+from kueue_preempt.testing.invariants import AssignmentTree, check_assignment, reference_assignment
 from kueue_preempt.testing.mutations import assignment_mutants, measure
 from kueue_preempt.testing.strategies import (
     ASSIGNMENT_FLAVORS,
@@ -114,3 +115,18 @@ def test_knob_selectors(s: AssignmentScenario) -> None:
     """Plain flavors and pod sets: no flavor is ever skipped (FAS-5), so no NoMatchingFlavor."""
     assert all(not rf.node_taints and not rf.node_labels for rf in s.resource_flavors)
     assert s.decide().assignment.no_fit_reason != "NoMatchingFlavor"
+
+
+@settings(max_examples=40, deadline=None)
+@given(assignment_scenarios(borrowing=True), st.integers(0, 12))
+def test_quota_model_agrees_with_the_snapshot(s: AssignmentScenario, v: int) -> None:
+    """The checkers' AssignmentTree (Q-9, Q-10, Q-16) and the library's public snapshot agree,
+    so a checker failure points at the assigner, not at two quota models drifting apart."""
+    tree = AssignmentTree(s, s.workloads)
+    snapshot = s.snapshot()
+    node = snapshot.cluster_queue(s.cluster_queue)
+    for fr in s.queue.quotas:
+        fr = FlavorResource(fr.flavor, fr.resource)
+        assert tree.available(("cq", s.cluster_queue), fr) == snapshot.available(node, fr)
+        assert tree.pot(("cq", s.cluster_queue), fr) == snapshot.potential_available(node, fr)
+        assert tree.lowest_fitting(s.cluster_queue, fr, v) == snapshot.lowest_fitting_height(node, fr, v)

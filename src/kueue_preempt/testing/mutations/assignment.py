@@ -94,8 +94,8 @@ def _wrong_mode(s: AssignmentScenario, d: AssignmentDecision) -> Iterator[Mutant
                     f"{ps.name}/{r}: borrowing level {borrow} instead of {c.borrow}",
                     _rebuild(d, i, attrs.evolve(ps, flavors=flavors)),
                 )
-        if ps.mode is FIT and ps.requests:
-            status = PodSetStatus([f"flavor {s.queue.name} not found"])
+        if ps.mode is FIT and ps.flavors:
+            status = PodSetStatus([f"flavor {next(iter(ps.flavors.values())).flavor} not found"])
             yield Mutant(
                 "wrong-mode",
                 f"{ps.name}: NoFit instead of Fit",
