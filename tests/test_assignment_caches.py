@@ -8,7 +8,6 @@ when a trace is given. Each test compares the cached value with an independent r
 
 from __future__ import annotations
 
-
 import attrs
 import pytest
 from hypothesis import given, settings
