@@ -16,6 +16,7 @@ from kueue_preempt.testing.strategies import (
     ASSIGNMENT_FLAVORS,
     FUNGIBILITIES,
     PREEMPTIONS,
+    UNDECLARED,
     AssignmentScenario,
     assignment_gates,
     assignment_scenarios,
@@ -110,9 +111,10 @@ def test_knob_gates(s: AssignmentScenario) -> None:
 
 
 @settings(max_examples=20, deadline=None)
-@given(assignment_scenarios(selectors=False))
+@given(assignment_scenarios(selectors=False, undeclared=False))
 def test_knob_selectors(s: AssignmentScenario) -> None:
-    """Plain flavors and pod sets: no flavor is ever skipped (FAS-5), so no NoMatchingFlavor."""
+    """Plain flavors and pod sets: no flavor is ever skipped (FAS-5), so no NoMatchingFlavor
+    (FAS-24; an uncovered request would give one, hence ``undeclared=False``)."""
     assert all(not rf.node_taints and not rf.node_labels for rf in s.resource_flavors)
     assert s.decide().assignment.no_fit_reason != "NoMatchingFlavor"
 
@@ -130,3 +132,17 @@ def test_quota_model_agrees_with_the_snapshot(s: AssignmentScenario, v: int) -> 
         assert tree.available(("cq", s.cluster_queue), fr) == snapshot.available(node, fr)
         assert tree.pot(("cq", s.cluster_queue), fr) == snapshot.potential_available(node, fr)
         assert tree.lowest_fitting(s.cluster_queue, fr, v) == snapshot.lowest_fitting_height(node, fr, v)
+
+
+@settings(max_examples=20, deadline=None)
+@given(assignment_scenarios(pods=True, undeclared=True, reclaimable=True), assignment_scenarios(pods=False, undeclared=False, reclaimable=False))
+def test_knobs_pods_undeclared_reclaimable(s: AssignmentScenario, t: AssignmentScenario) -> None:
+    """``pods`` covered (FAS-1), an uncovered request (FAS-3), reclaimable pods (FAS-1a) — or none."""
+    assert "pods" in s.queue.resource_groups[0].covered_resources
+    assert UNDECLARED in s.workload.spec_pod_sets[0].requests
+    assert "ps0" in s.workload.reclaimable_pods
+    assert all("pods" not in g.covered_resources for g in t.queue.resource_groups)
+    assert all(UNDECLARED not in ps.requests for ps in t.workload.spec_pod_sets)
+    assert not t.workload.reclaimable_pods
+    for ps in s.decide().assignment.pod_sets:
+        assert ps.requests["pods"] == ps.count and UNDECLARED not in ps.flavors

@@ -25,7 +25,7 @@ from typing import Iterable, Mapping, Sequence
 import attrs
 
 from kueue_preempt import Assignment, ClusterQueue, FlavorResource, ResourceGroup, Workload
-from kueue_preempt.assignment import AssignmentDecision, FlavorAssignment, PodSetAssignment
+from kueue_preempt.assignment import AssignmentDecision, PodSetAssignment, QuotaCheckStrategy
 from kueue_preempt.model import FlavorAssignmentMode
 from kueue_preempt.model.flavors import (
     FlavorFungibility,
@@ -49,6 +49,7 @@ __all__ = [
     "reference_tolerated",
     "reference_selected",
     "reference_usable",
+    "pod_set_count",
     "AssignmentTree",
     "RefEntry",
     "RefPodSet",
@@ -163,6 +164,22 @@ def reference_usable(spec: PodSetSpec, flavor: ResourceFlavor) -> bool:
     return reference_tolerated(flavor.node_taints, [*spec.tolerations, *flavor.tolerations]) and reference_selected(
         spec.node_selector, spec.required_node_affinity, flavor.node_labels
     )
+
+
+def _ignores_undeclared(s: AssignmentScenario) -> bool:
+    """FAS-3: strategy ``IgnoreUndeclared`` with gate ``QuotaCheckStrategy`` on."""
+    return s.quota_check is QuotaCheckStrategy.IGNORE_UNDECLARED and s.gates.quota_check_strategy
+
+
+def pod_set_count(s: AssignmentScenario, spec: PodSetSpec) -> int:
+    """FAS-1a: ``count − min(reclaimable, count)`` with gate ``ReclaimablePods`` on, else ``count``."""
+    if not s.gates.reclaimable_pods or spec.name not in s.workload.reclaimable_pods:
+        return spec.count
+    return spec.count - min(s.workload.reclaimable_pods[spec.name], spec.count)
+
+
+def _covered(s: AssignmentScenario, r: str) -> bool:
+    return any(r in g.covered_resources for g in s.queue.resource_groups)
 
 
 # --------------------------------------------------------------------------- quota: Q-10, Q-16
@@ -388,14 +405,24 @@ class _Reference:
         usage: dict[FlavorResource, int] = {}
         borrowing = 0
         out = []
+        ignore = _ignores_undeclared(self.s)
+        covers_pods = self.group_of("pods") is not None
         for i, spec in enumerate(specs):
-            n = spec.count if counts is None else counts[i]
+            n = pod_set_count(self.s, spec)  # FAS-1a
+            if counts is not None and n != 0:
+                n = counts[i]  # FAS-14: the probe's count replaces a non-zero count
             req = {r: v * n for r, v in spec.requests.items()}  # FAS-1, FAS-14 (per-pod × count)
+            if covers_pods:
+                req["pods"] = n  # FAS-1
             flavors: dict[str, RefEntry] = {}
             has_reasons = False
             for r in fnv_order_of(req):
                 group = self.group_of(r)
-                assert group is not None, "FAS-3: the strategy requests covered resources only"
+                if group is None:  # FAS-3
+                    if req[r] == 0 or ignore:
+                        continue
+                    flavors, has_reasons = {}, True
+                    break
                 if r in flavors:
                     continue
                 rg = {x: v for x, v in req.items() if x in group.covered_resources}
@@ -510,27 +537,38 @@ def check_usable_flavors(s: AssignmentScenario, decision: AssignmentDecision) ->
 
 def check_resource_groups(s: AssignmentScenario, decision: AssignmentDecision) -> None:
     """FAS-4: the resources of one resource group share a flavor; FAS-19: a requested covered
-    resource has a flavor unless the pod set got none at all."""
+    resource has a flavor unless the pod set got none at all; FAS-3: an uncovered one never has
+    one, and a pod set with a non-zero request of it gets no flavor unless it is ignored."""
     for ps in decision.assignment.pod_sets:
         for g in s.queue.resource_groups:
             chosen = {ps.flavors[r].flavor for r in g.covered_resources if r in ps.flavors}
             assert len(chosen) <= 1, f"FAS-4: {ps.name} got several flavors {sorted(chosen)} in one resource group"
         if ps.flavors:
-            missing = [r for r in ps.requests if r not in ps.flavors]
+            missing = [r for r in ps.requests if r not in ps.flavors and _covered(s, r)]
             assert not missing, f"FAS-19: {ps.name} got flavors but none for {missing}"
+            blocked = [r for r, v in ps.requests.items() if not _covered(s, r) and v and not _ignores_undeclared(s)]
+            assert not blocked, f"FAS-3: {ps.name} got flavors although {blocked} is requested and not covered"
+        stray = [r for r in ps.flavors if not _covered(s, r)]
+        assert not stray, f"FAS-3: {ps.name} got a flavor for uncovered {stray}"
 
 
 def check_requests_and_usage(s: AssignmentScenario, decision: AssignmentDecision) -> None:
-    """FAS-1/FAS-1b/FAS-14 requests = per-pod × count; FAS-13 borrowing = max borrow; usage = Σ."""
+    """FAS-1/FAS-1b/FAS-14 requests = per-pod × count (``pods = count`` when covered); FAS-1a/FAS-14
+    the count; FAS-13 borrowing = max borrow; usage = Σ of the chosen requests."""
     a = decision.assignment
     usage: dict[FlavorResource, int] = {}
     borrowing = 0
+    covers_pods = _covered(s, "pods")
     for ps in a.pod_sets:
         spec = _spec(s, ps)
-        assert spec.min_count is None and ps.count == spec.count or (
-            spec.min_count is not None and spec.min_count <= ps.count <= spec.count
-        ), f"FAS-14: {ps.name} count {ps.count} outside [minCount, count] of {spec.min_count}..{spec.count}"
+        base = pod_set_count(s, spec)
+        low = spec.count if spec.min_count is None else spec.min_count
+        assert ps.count == base or (decision.partial and base != 0 and low <= ps.count <= spec.count), (
+            f"FAS-1a/FAS-14: {ps.name} count {ps.count}, expected {base} or, partially admitted, one in [{low}, {spec.count}]"
+        )
         want = {r: v * ps.count for r, v in spec.requests.items()}
+        if covers_pods:
+            want["pods"] = ps.count
         assert dict(ps.requests) == want, f"FAS-1b: {ps.name} reports requests {dict(ps.requests)}, expected {want}"
         for r, choice in ps.flavors.items():
             borrowing = max(borrowing, choice.borrow)

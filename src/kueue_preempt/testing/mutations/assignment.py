@@ -120,6 +120,8 @@ def _wrong_count(s: AssignmentScenario, d: AssignmentDecision) -> Iterator[Mutan
             if n == ps.count:
                 continue
             requests = {r: v * n for r, v in spec.requests.items()}
+            if "pods" in ps.requests:
+                requests["pods"] = n  # FAS-1: the ClusterQueue covers pods
             yield Mutant(
                 "wrong-count",
                 f"{ps.name}: count {n} instead of {ps.count}",

@@ -26,11 +26,13 @@ Generation follows the validation facts of the spec:
   answer (FA-6) does not depend on traversal order;
 * the pending workload has 1..``max_pod_sets`` pod sets, each with ``count`` 1..3 and per-pod
   requests on the covered resources (zero requests included, FAS-3a); with ``partial_admission``
-  some pod sets get ``minCount < count`` (FAS-14).
+  some pod sets get ``minCount < count`` (FAS-14); sometimes group A covers ``pods`` (FAS-1), the
+  first pod set requests a resource no group covers (FAS-3, under either quota-check strategy)
+  or is named by ``status.reclaimablePods`` (FAS-1a).
 
 Fair sharing is off (the FAS-6 branch "fair sharing on and reclaimWithinCohort ≠ Never" is not
-drawn), pod-set groups (FAS-18), reclaimable pods (FAS-1a), uncovered resources (FAS-3), scan
-progress (FAS-12) and pins (SC-PE-3) are absent: an offline one-shot decision.
+drawn), pod-set groups (FAS-18), scan progress (FAS-12) and pins (SC-PE-3) are absent: an
+offline one-shot decision.
 
 Cost: one draw of a scenario is a few hundred small choices packed into a handful of draws
 (:class:`~kueue_preempt.testing.strategies.choices.Choices`) plus one snapshot build to admit
@@ -63,7 +65,7 @@ from kueue_preempt import (
     Snapshot,
     Workload,
 )
-from kueue_preempt.assignment import AssignmentDecision, AssignmentGates, assign_with_targets
+from kueue_preempt.assignment import AssignmentDecision, AssignmentGates, QuotaCheckStrategy, assign_with_targets
 from kueue_preempt.model import FlavorResource, Taint, Toleration
 from kueue_preempt.model.flavors import (
     FlavorFungibility,
@@ -82,6 +84,7 @@ __all__ = [
     "TOLERATIONS",
     "FUNGIBILITIES",
     "PREEMPTIONS",
+    "UNDECLARED",
     "AssignmentScenario",
     "assignment_scenarios",
     "fungibilities",
@@ -157,6 +160,7 @@ class AssignmentScenario:
     workload: Workload
     cluster_queue: str = "cq"
     gates: AssignmentGates = AssignmentGates()
+    quota_check: QuotaCheckStrategy = QuotaCheckStrategy.BLOCK_UNDECLARED
     config: PreemptionConfig = PreemptionConfig()
     now: datetime = NOW
 
@@ -192,6 +196,7 @@ class AssignmentScenario:
             flavors,
             config=self.config,
             gates=self.gates,
+            quota_check=self.quota_check,
             now=self.now,
         )
 
@@ -201,18 +206,32 @@ def fungibilities() -> st.SearchStrategy[FlavorFungibility]:
     return st.sampled_from(FUNGIBILITIES)
 
 
+def _gate(value: bool | None) -> st.SearchStrategy[bool]:
+    # Kueue's gates are on by default: an undecided one is off a quarter of the time.
+    return st.sampled_from((True, True, False, True)) if value is None else st.just(value)
+
+
 def assignment_gates(
-    *, flavor_fungibility: bool | None = None, partial_admission: bool | None = None
+    *,
+    flavor_fungibility: bool | None = None,
+    partial_admission: bool | None = None,
+    reclaimable_pods: bool | None = None,
+    quota_check_strategy: bool | None = None,
 ) -> st.SearchStrategy[AssignmentGates]:
-    """Assignment gates (FAS-16): the FAS-10/FAS-11 scans and FAS-14; ``None`` draws the gate.
+    """Assignment gates (FAS-16): the FAS-10/FAS-11 scans, FAS-14, FAS-1a and FAS-3;
+    ``None`` draws the gate (on three times in four, as Kueue's defaults are on).
 
     ``FlavorFungibility`` off needs ``FlavorFungibilityPreserveScanProgress`` off (FAS-8).
     """
-    # The gate is on in Kueue by default: the FAS-11 scan is drawn a quarter of the time.
-    ff = st.sampled_from((True, True, False, True)) if flavor_fungibility is None else st.just(flavor_fungibility)
-    pa = st.booleans() if partial_admission is None else st.just(partial_admission)
     return st.builds(
-        lambda f, p: AssignmentGates(flavor_fungibility=f, preserve_scan_progress=f, partial_admission=p), ff, pa
+        lambda f, p, r, q: AssignmentGates(
+            flavor_fungibility=f, preserve_scan_progress=f, partial_admission=p, reclaimable_pods=r,
+            quota_check_strategy=q,
+        ),  # fmt: skip
+        _gate(flavor_fungibility),
+        _gate(partial_admission),
+        _gate(reclaimable_pods),
+        _gate(quota_check_strategy),
     )
 
 
@@ -240,6 +259,10 @@ _BLS: tuple[int | None, ...] = (None, None, None, 0, 1, 3)
 _MISSING = (False,) * 4 + (True,) + (False,) * 4
 _AFFINITY_OPS = ("In", "NotIn", "Exists", "DoesNotExist")
 _PRIORITIES = (0, 1, 2, 3)
+_RARE = (False, False, True, False)
+_STRATEGIES = (QuotaCheckStrategy.BLOCK_UNDECLARED, QuotaCheckStrategy.IGNORE_UNDECLARED)
+UNDECLARED = "example.com/x"
+"""A resource no resource group covers (FAS-3), requested by the first pod set with ``undeclared``."""
 
 
 def _flavor(c: Choices, name: str) -> ResourceFlavor:
@@ -266,6 +289,9 @@ def assignment_scenarios(
     gates: AssignmentGates | st.SearchStrategy[AssignmentGates] | None = None,
     gpu_group: bool | None = None,
     selectors: bool = True,
+    pods: bool | None = None,
+    undeclared: bool | None = None,
+    reclaimable: bool | None = None,
     max_pod_sets: int = 2,
     max_workloads: int = 8,
 ) -> AssignmentScenario:
@@ -285,20 +311,31 @@ def assignment_scenarios(
       and FAS-11, and partial admission on or off);
     * ``gpu_group``: a second resource group (``gpu``, flavors ``g0``/``g1``);
     * ``selectors``: draw labels, taints, tolerations, node selectors and affinities (FAS-5);
-      ``False`` gives plain flavors every pod set can use.
+      ``False`` gives plain flavors every pod set can use;
+    * ``pods``: resource group A also covers ``pods`` (every pod set requests ``pods = count``, FAS-1);
+    * ``undeclared``: the first pod set requests :data:`UNDECLARED` (0 or 1 per pod), which no group
+      covers; the scenario's ``quota_check`` strategy (drawn) decides (FAS-3);
+    * ``reclaimable``: ``status.reclaimablePods`` names the first pod set (FAS-1a).
 
     Every draw is valid: nothing is discarded.
     """
     if not 1 <= min_flavors <= max_flavors <= len(ASSIGNMENT_FLAVORS):
         raise ValueError(f"need 1 <= min_flavors <= max_flavors <= {len(ASSIGNMENT_FLAVORS)}")
     n_flavors = draw(st.integers(min_flavors, max_flavors))
-    shape = Choices(draw, _BOOLS, _BOOLS, _BOOLS, [0, 0, 1, 1, 2, 3])
+    shape = Choices(draw, _BOOLS, _BOOLS, _BOOLS, [0, 0, 1, 1, 2, 3], _RARE, _RARE, _RARE, _STRATEGIES)
     with_memory, with_gpu, in_cohort, overcommit = (
         shape.pick(_BOOLS), shape.pick(_BOOLS), shape.pick(_BOOLS), shape.pick([0, 0, 1, 1, 2, 3]) == 3
     )
+    with_pods, with_undeclared, with_reclaimable = shape.pick(_RARE), shape.pick(_RARE), shape.pick(_RARE)
+    quota_check = shape.pick(_STRATEGIES)
+    with_pods = with_pods if pods is None else pods
+    with_undeclared = with_undeclared if undeclared is None else undeclared
+    with_reclaimable = with_reclaimable if reclaimable is None else reclaimable
     with_gpu = with_gpu if gpu_group is None else gpu_group
     in_cohort = in_cohort if borrowing is None else borrowing
-    a_resources = ("cpu", "memory") if with_memory else ("cpu",)
+    a_resources: tuple[str, ...] = ("cpu", "memory") if with_memory else ("cpu",)
+    if with_pods:
+        a_resources += ("pods",)
     a_flavors = ASSIGNMENT_FLAVORS[:n_flavors]
     layout: list[tuple[tuple[str, ...], tuple[str, ...]]] = [(a_resources, a_flavors)]
     if with_gpu:
@@ -391,7 +428,9 @@ def assignment_scenarios(
     if partial_admission is True and not gate_value.partial_admission:
         gate_value = attrs.evolve(gate_value, partial_admission=True)
     specs = []
-    covered = [r for resources, _ in layout for r in resources]
+    covered = [r for resources, _ in layout for r in resources if r != "pods"]  # pods: FAS-1 sets it
+    if with_undeclared:
+        covered.append(UNDECLARED)
     ps_opts: list[Sequence[object]] = [(1, 1, 2, 3), (0, 1, 2), *([_PER_POD] * len(covered))]
     ps_opts += [_SELECTOR_OPTIONS] * len(LABEL_KEYS) + [_TOL_OPTIONS] * 3
     ps_opts += [(None,) * 4 + _AFFINITY_OPS + (None,) * 4, LABEL_KEYS, _LABEL_VALUES, _BOOLS, _BOOLS]
@@ -402,6 +441,8 @@ def assignment_scenarios(
         per_pod["cpu"] = max(per_pod["cpu"], 1)
         if with_gpu and per_pod["gpu"] == 0 and i % 2 == 0:
             del per_pod["gpu"]  # some pod sets do not request the second group at all
+        if with_undeclared and i > 0:
+            del per_pod[UNDECLARED]
         selector = {k: sv for k in LABEL_KEYS if (sv := c.pick(_SELECTOR_OPTIONS)) is not None}
         tolerations = list(dict.fromkeys(t for t in (c.pick(_TOL_OPTIONS) for _ in range(3)) if t is not None))
         op, key, value, two_terms, _spare = (
@@ -437,6 +478,7 @@ def assignment_scenarios(
         priority=draw(st.sampled_from((3, 4, 2, 0, 1, 4))),
         creation_time=T0 + timedelta(minutes=30),
         spec_pod_sets=specs,
+        reclaimable_pods={"ps0": draw(st.integers(1, 2))} if with_reclaimable else {},
     )
     return AssignmentScenario(
         cluster_queues=tuple(cluster_queues),
@@ -445,4 +487,5 @@ def assignment_scenarios(
         resource_flavors=tuple(resource_flavors),
         workload=incoming,
         gates=gate_value,
+        quota_check=quota_check,
     )
