@@ -146,3 +146,18 @@ def test_knobs_pods_undeclared_reclaimable(s: AssignmentScenario, t: AssignmentS
     assert not t.workload.reclaimable_pods
     for ps in s.decide().assignment.pod_sets:
         assert ps.requests["pods"] == ps.count and UNDECLARED not in ps.flavors
+
+
+@settings(max_examples=20, deadline=None)
+@given(assignment_scenarios(pod_set_groups=True, max_pod_sets=3), assignment_scenarios(pod_set_groups=False))
+def test_knob_pod_set_groups(s: AssignmentScenario, t: AssignmentScenario) -> None:
+    """FAS-18: the first and last pod sets form one group, assigned together (same flavors)."""
+    specs = s.workload.spec_pod_sets
+    assert len(specs) >= 2 and specs[0].pod_set_group == specs[-1].pod_set_group == "grp"
+    assert all(ps.pod_set_group is None for ps in t.workload.spec_pod_sets)
+    a = s.decide().assignment
+    grouped = [ps for ps in a.pod_sets if ps.spec_index in (0, len(specs) - 1)]
+    if len(grouped) == 2:
+        assert a.pod_sets.index(grouped[1]) == a.pod_sets.index(grouped[0]) + 1  # members consecutive
+        first, last = grouped
+        assert all(first.flavors[r] == last.flavors[r] for r in set(first.flavors) & set(last.flavors))

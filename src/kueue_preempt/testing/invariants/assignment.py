@@ -50,6 +50,7 @@ __all__ = [
     "reference_selected",
     "reference_usable",
     "pod_set_count",
+    "pod_set_group_members",
     "AssignmentTree",
     "RefEntry",
     "RefPodSet",
@@ -176,6 +177,15 @@ def pod_set_count(s: AssignmentScenario, spec: PodSetSpec) -> int:
     if not s.gates.reclaimable_pods or spec.name not in s.workload.reclaimable_pods:
         return spec.count
     return spec.count - min(s.workload.reclaimable_pods[spec.name], spec.count)
+
+
+def pod_set_group_members(specs: Sequence[PodSetSpec]) -> list[list[int]]:
+    """FAS-18: spec indexes per group key (``podSetGroupName``, else the index in decimal),
+    groups in the order of their first member, members in spec order."""
+    groups: dict[str, list[int]] = {}
+    for i, spec in enumerate(specs):
+        groups.setdefault(spec.pod_set_group if spec.pod_set_group is not None else str(i), []).append(i)
+    return list(groups.values())
 
 
 def _covered(s: AssignmentScenario, r: str) -> bool:
@@ -367,7 +377,11 @@ class _Reference:
         return rep, assigned
 
     def scan(
-        self, spec: PodSetSpec, group: ResourceGroup, rg: Mapping[str, int], usage: Mapping[FlavorResource, int]
+        self,
+        members: Sequence[PodSetSpec],
+        group: ResourceGroup,
+        rg: Mapping[str, int],
+        usage: Mapping[FlavorResource, int],
     ) -> tuple[dict[str, RefEntry] | None, Granular]:
         """FAS-10a (gate on) or FAS-11 (gate off); offline, so every scan starts at flavor 0."""
         fungible = self.s.gates.flavor_fungibility
@@ -379,8 +393,8 @@ class _Reference:
         for k, f in enumerate(names):
             last = k
             rf = self.flavors.get(f)
-            if rf is None or not reference_usable(spec, rf):
-                continue  # FAS-5a cases 3 and 4
+            if rf is None or not all(reference_usable(m, rf) for m in members):
+                continue  # FAS-5a cases 3 and 4 (every member of the pod-set group)
             rep, assigned = self.judge(f, rg, usage)
             if fungible:
                 if not _try_next(rep, fung):
@@ -400,13 +414,15 @@ class _Reference:
         return {r: attrs.evolve(e, tried_flavor_idx=tried) for r, e in best.items()}, best_mode
 
     def assign(self, counts: Sequence[int] | None) -> RefAssignment:
-        """FAS-19 for pod sets without pod-set groups (each pod set is its own group, FAS-18)."""
+        """FAS-19 over the pod-set groups of FAS-18."""
         specs = self.s.workload.spec_pod_sets
         usage: dict[FlavorResource, int] = {}
         borrowing = 0
         out = []
         ignore = _ignores_undeclared(self.s)
         covers_pods = self.group_of("pods") is not None
+        counts_of: list[int] = []
+        requests_of: list[dict[str, int]] = []
         for i, spec in enumerate(specs):
             n = pod_set_count(self.s, spec)  # FAS-1a
             if counts is not None and n != 0:
@@ -414,30 +430,42 @@ class _Reference:
             req = {r: v * n for r, v in spec.requests.items()}  # FAS-1, FAS-14 (per-pod × count)
             if covers_pods:
                 req["pods"] = n  # FAS-1
+            counts_of.append(n)
+            requests_of.append(req)
+        for members in pod_set_group_members(specs):
+            total: dict[str, int] = {}
+            for i in members:
+                for r, v in requests_of[i].items():
+                    total[r] = total.get(r, 0) + v
             flavors: dict[str, RefEntry] = {}
             has_reasons = False
-            for r in fnv_order_of(req):
+            for r in fnv_order_of(total):
                 group = self.group_of(r)
                 if group is None:  # FAS-3
-                    if req[r] == 0 or ignore:
+                    if total[r] == 0 or ignore:
                         continue
                     flavors, has_reasons = {}, True
                     break
                 if r in flavors:
                     continue
-                rg = {x: v for x, v in req.items() if x in group.covered_resources}
-                found, mode = self.scan(spec, group, rg, usage)
+                rg = {x: v for x, v in total.items() if x in group.covered_resources}
+                found, mode = self.scan([specs[i] for i in members], group, rg, usage)
                 if found is None:
                     flavors, has_reasons = {}, True
                     break
                 flavors.update(found)
                 has_reasons = has_reasons or mode[0] is not Pm.FIT
-            out.append(RefPodSet(spec.name, n, flavors, has_reasons, req))
-            for r, e in flavors.items():
-                borrowing = max(borrowing, e.borrow)
-                fr = FlavorResource(e.flavor, r)
-                usage[fr] = usage.get(fr, 0) + req[r]
-            if req and not flavors:
+            stop = False
+            for i in members:
+                req = requests_of[i]
+                own = {r: e for r, e in flavors.items() if r in req}
+                out.append(RefPodSet(specs[i].name, counts_of[i], own, has_reasons, req))
+                for r, e in own.items():
+                    borrowing = max(borrowing, e.borrow)
+                    fr = FlavorResource(e.flavor, r)
+                    usage[fr] = usage.get(fr, 0) + req[r]
+                stop = stop or (bool(req) and not own)
+            if stop:
                 break
         return RefAssignment(tuple(out), borrowing, usage)
 
@@ -579,33 +607,47 @@ def check_requests_and_usage(s: AssignmentScenario, decision: AssignmentDecision
 
 
 def check_entry_modes(s: AssignmentScenario, decision: AssignmentDecision) -> None:
-    """FAS-6/FA-1 per entry, with FAS-2's cumulative request: ``Fit`` iff it fits Available
-    (borrow = the Q-16 level); ``Preempt`` only within potential available and with one of
-    FA-1's reasons; never ``NoFit`` (FAS-7a keeps no entry of a noFit flavor)."""
+    """FAS-6/FA-1 per entry, with FAS-2's cumulative request (a pod-set group's total, FAS-18):
+    ``Fit`` iff it fits Available (borrow = the Q-16 level); ``Preempt`` only within potential
+    available and with one of FA-1's reasons; never ``NoFit`` (FAS-7a keeps no entry of a
+    noFit flavor)."""
     ref = _Reference(s)
     node: Node = ("cq", s.cluster_queue)
     assumed: dict[FlavorResource, int] = {}
-    for ps in decision.assignment.pod_sets:
-        for r, choice in ps.flavors.items():
-            fr = FlavorResource(choice.flavor, r)
-            v = assumed.get(fr, 0) + ps.requests[r]
-            avail, pot = ref.tree.available(node, fr), ref.tree.pot(node, fr)
-            height, may_reclaim = ref.tree.lowest_fitting(s.cluster_queue, fr, v)
-            where = f"{ps.name}/{r} on {choice.flavor} (request {v}, available {avail}, potential {pot})"
-            assert choice.mode is not NO_FIT, f"FAS-7a: {where} kept a NoFit entry"
-            if v <= avail:
-                assert choice.mode is FIT, f"FAS-6: {where} fits Available but is {choice.mode.value}"
-                assert choice.borrow == height, f"FAS-6/Q-16: {where} borrow {choice.borrow}, expected {height}"
-            else:
-                assert choice.mode is PREEMPT, f"FAS-6/FA-1: {where} exceeds Available but is {choice.mode.value}"
-                assert v <= pot, f"FA-1: {where} is Preempt above the potential available quota (Q-10)"
-                nominal = ref.tree.quotas[node].get(fr, (0, None, None))[0]
-                assert nominal >= v or may_reclaim or borrow_within_cohort(s.queue)[0], (
-                    f"FA-1: {where} is Preempt without nominal, a fitting subtree or borrowWithinCohort"
-                )
-        for r, choice in ps.flavors.items():
-            fr = FlavorResource(choice.flavor, r)
-            assumed[fr] = assumed.get(fr, 0) + ps.requests[r]
+    pod_sets = decision.assignment.pod_sets
+    key_of = {i: k for k, members in enumerate(pod_set_group_members(s.workload.spec_pod_sets)) for i in members}
+    runs: list[list[PodSetAssignment]] = []  # FAS-18: a group's members are consecutive
+    for ps in pod_sets:
+        if runs and key_of[runs[-1][0].spec_index] == key_of[ps.spec_index]:
+            runs[-1].append(ps)
+        else:
+            runs.append([ps])
+    for run in runs:
+        group_request: dict[FlavorResource, int] = {}  # FAS-18: the group is judged as one unit
+        for ps in run:
+            for r, choice in ps.flavors.items():
+                fr = FlavorResource(choice.flavor, r)
+                group_request[fr] = group_request.get(fr, 0) + ps.requests[r]
+        for ps in run:
+            for r, choice in ps.flavors.items():
+                fr = FlavorResource(choice.flavor, r)
+                v = assumed.get(fr, 0) + group_request[fr]
+                avail, pot = ref.tree.available(node, fr), ref.tree.pot(node, fr)
+                height, may_reclaim = ref.tree.lowest_fitting(s.cluster_queue, fr, v)
+                where = f"{ps.name}/{r} on {choice.flavor} (request {v}, available {avail}, potential {pot})"
+                assert choice.mode is not NO_FIT, f"FAS-7a: {where} kept a NoFit entry"
+                if v <= avail:
+                    assert choice.mode is FIT, f"FAS-6: {where} fits Available but is {choice.mode.value}"
+                    assert choice.borrow == height, f"FAS-6/Q-16: {where} borrow {choice.borrow}, expected {height}"
+                else:
+                    assert choice.mode is PREEMPT, f"FAS-6/FA-1: {where} exceeds Available but is {choice.mode.value}"
+                    assert v <= pot, f"FA-1: {where} is Preempt above the potential available quota (Q-10)"
+                    nominal = ref.tree.quotas[node].get(fr, (0, None, None))[0]
+                    assert nominal >= v or may_reclaim or borrow_within_cohort(s.queue)[0], (
+                        f"FA-1: {where} is Preempt without nominal, a fitting subtree or borrowWithinCohort"
+                    )
+        for fr, v in group_request.items():
+            assumed[fr] = assumed.get(fr, 0) + v
 
 
 def _counts_match(decision: AssignmentDecision, ref: RefDecision) -> bool:

@@ -28,11 +28,11 @@ Generation follows the validation facts of the spec:
   requests on the covered resources (zero requests included, FAS-3a); with ``partial_admission``
   some pod sets get ``minCount < count`` (FAS-14); sometimes group A covers ``pods`` (FAS-1), the
   first pod set requests a resource no group covers (FAS-3, under either quota-check strategy)
-  or is named by ``status.reclaimablePods`` (FAS-1a).
+  or is named by ``status.reclaimablePods`` (FAS-1a); with ``pod_set_groups`` the first and the
+  last pod set form a pod-set group (FAS-18).
 
 Fair sharing is off (the FAS-6 branch "fair sharing on and reclaimWithinCohort ≠ Never" is not
-drawn), pod-set groups (FAS-18), scan progress (FAS-12) and pins (SC-PE-3) are absent: an
-offline one-shot decision.
+drawn), scan progress (FAS-12) and pins (SC-PE-3) are absent: an offline one-shot decision.
 
 Cost: one draw of a scenario is a few hundred small choices packed into a handful of draws
 (:class:`~kueue_preempt.testing.strategies.choices.Choices`) plus one snapshot build to admit
@@ -292,6 +292,7 @@ def assignment_scenarios(
     pods: bool | None = None,
     undeclared: bool | None = None,
     reclaimable: bool | None = None,
+    pod_set_groups: bool | None = None,
     max_pod_sets: int = 2,
     max_workloads: int = 8,
 ) -> AssignmentScenario:
@@ -315,19 +316,22 @@ def assignment_scenarios(
     * ``pods``: resource group A also covers ``pods`` (every pod set requests ``pods = count``, FAS-1);
     * ``undeclared``: the first pod set requests :data:`UNDECLARED` (0 or 1 per pod), which no group
       covers; the scenario's ``quota_check`` strategy (drawn) decides (FAS-3);
-    * ``reclaimable``: ``status.reclaimablePods`` names the first pod set (FAS-1a).
+    * ``reclaimable``: ``status.reclaimablePods`` names the first pod set (FAS-1a);
+    * ``pod_set_groups``: the first and the last pod set share a ``podSetGroupName`` and are
+      assigned as one unit (FAS-18; with three pod sets the groups interleave).
 
     Every draw is valid: nothing is discarded.
     """
     if not 1 <= min_flavors <= max_flavors <= len(ASSIGNMENT_FLAVORS):
         raise ValueError(f"need 1 <= min_flavors <= max_flavors <= {len(ASSIGNMENT_FLAVORS)}")
     n_flavors = draw(st.integers(min_flavors, max_flavors))
-    shape = Choices(draw, _BOOLS, _BOOLS, _BOOLS, [0, 0, 1, 1, 2, 3], _RARE, _RARE, _RARE, _STRATEGIES)
+    shape = Choices(draw, _BOOLS, _BOOLS, _BOOLS, [0, 0, 1, 1, 2, 3], _RARE, _RARE, _RARE, _STRATEGIES, _RARE)
     with_memory, with_gpu, in_cohort, overcommit = (
         shape.pick(_BOOLS), shape.pick(_BOOLS), shape.pick(_BOOLS), shape.pick([0, 0, 1, 1, 2, 3]) == 3
     )
     with_pods, with_undeclared, with_reclaimable = shape.pick(_RARE), shape.pick(_RARE), shape.pick(_RARE)
     quota_check = shape.pick(_STRATEGIES)
+    with_groups = shape.pick(_RARE) if pod_set_groups is None else pod_set_groups
     with_pods = with_pods if pods is None else pods
     with_undeclared = with_undeclared if undeclared is None else undeclared
     with_reclaimable = with_reclaimable if reclaimable is None else reclaimable
@@ -423,7 +427,7 @@ def assignment_scenarios(
 
     # ---- the pending workload
     gate_value = draw(_strategy(gates, assignment_gates()))
-    n_pod_sets = draw(st.integers(1, max_pod_sets))
+    n_pod_sets = draw(st.integers(min(2, max_pod_sets) if with_groups else 1, max_pod_sets))
     want_partial = draw(st.booleans()) if partial_admission is None else partial_admission
     if partial_admission is True and not gate_value.partial_admission:
         gate_value = attrs.evolve(gate_value, partial_admission=True)
@@ -469,6 +473,8 @@ def assignment_scenarios(
                 node_selector=selector if selectors else {},
                 required_node_affinity=affinity,
                 tolerations=tolerations if selectors else (),
+                # FAS-18: the first and the last pod set form one group (interleaving with 3+)
+                pod_set_group="grp" if with_groups and n_pod_sets > 1 and i in (0, n_pod_sets - 1) else None,
             )
         )
     incoming = Workload(
