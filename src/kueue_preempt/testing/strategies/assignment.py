@@ -250,16 +250,18 @@ _BOOLS = (False, True)
 _LABEL_OPTIONS = (None, None, *_LABEL_VALUES)
 # Rare options sit in the middle of their lists: zeroed and saturated draws pick the ends.
 _TAINT_OPTIONS: tuple[Taint | None, ...] = (None,) * 4 + TAINTS + (None,) * 3
+_SECOND_TAINT: tuple[Taint | None, ...] = (None,) * 8 + TAINTS[:1] + (None,) * 7
 _TOL_OPTIONS: tuple[Toleration | None, ...] = (None, None, *TOLERATIONS)
 _NOMINALS = (4, 1, 2, 3, 0, 4, 6, 8)
 """Nominals; the first (what zeroed draws give) is a typical one, so simple scenarios fit."""
-_SELECTOR_OPTIONS = (None, None, None, None, *_LABEL_VALUES)
+_SELECTOR_OPTIONS = (None,) * 5 + _LABEL_VALUES + (None,) * 3
 _PER_POD = (0, 1, 1, 1, 2)
 _BLS: tuple[int | None, ...] = (None, None, None, 0, 1, 3)
-_MISSING = (False,) * 4 + (True,) + (False,) * 4
+_MISSING = (False,) * 6 + (True,) + (False,) * 6
 _AFFINITY_OPS = ("In", "NotIn", "Exists", "DoesNotExist")
+_AFFINITY_OPTIONS: tuple[str | None, ...] = (None,) * 8 + _AFFINITY_OPS + (None,) * 6
 _PRIORITIES = (0, 1, 2, 3)
-_RARE = (False, False, True, False)
+_RARE = (False, False, False, True, False, False)
 _STRATEGIES = (QuotaCheckStrategy.BLOCK_UNDECLARED, QuotaCheckStrategy.IGNORE_UNDECLARED)
 UNDECLARED = "example.com/x"
 """A resource no resource group covers (FAS-3), requested by the first pod set with ``undeclared``."""
@@ -267,13 +269,13 @@ UNDECLARED = "example.com/x"
 
 def _flavor(c: Choices, name: str) -> ResourceFlavor:
     labels = {k: v for k in LABEL_KEYS if (v := c.pick(_LABEL_OPTIONS)) is not None}
-    taints = [t for t in (c.pick(_TAINT_OPTIONS), c.pick(_TAINT_OPTIONS)) if t is not None]
+    taints = [t for t in (c.pick(_TAINT_OPTIONS), c.pick(_SECOND_TAINT)) if t is not None]
     tols = [t for t in (c.pick(_TOL_OPTIONS),) if t is not None]
     return ResourceFlavor(name, node_labels=labels, node_taints=list(dict.fromkeys(taints)), tolerations=tols)
 
 
 def _flavor_options() -> list[Sequence[object]]:
-    return [*([_LABEL_OPTIONS] * len(LABEL_KEYS)), _TAINT_OPTIONS, _TAINT_OPTIONS, _TOL_OPTIONS]
+    return [*([_LABEL_OPTIONS] * len(LABEL_KEYS)), _TAINT_OPTIONS, _SECOND_TAINT, _TOL_OPTIONS]
 
 
 @st.composite
@@ -437,7 +439,7 @@ def assignment_scenarios(
         covered.append(UNDECLARED)
     ps_opts: list[Sequence[object]] = [(1, 1, 2, 3), (0, 1, 2), *([_PER_POD] * len(covered))]
     ps_opts += [_SELECTOR_OPTIONS] * len(LABEL_KEYS) + [_TOL_OPTIONS] * 3
-    ps_opts += [(None,) * 4 + _AFFINITY_OPS + (None,) * 4, LABEL_KEYS, _LABEL_VALUES, _BOOLS, _BOOLS]
+    ps_opts += [_AFFINITY_OPTIONS, LABEL_KEYS, _LABEL_VALUES, _BOOLS, _BOOLS]
     for i in range(n_pod_sets):
         c = Choices(draw, *ps_opts)
         count, reduce_by = c.pick((1, 1, 2, 3)), c.pick((0, 1, 2))
@@ -450,7 +452,7 @@ def assignment_scenarios(
         selector = {k: sv for k in LABEL_KEYS if (sv := c.pick(_SELECTOR_OPTIONS)) is not None}
         tolerations = list(dict.fromkeys(t for t in (c.pick(_TOL_OPTIONS) for _ in range(3)) if t is not None))
         op, key, value, two_terms, _spare = (
-            c.pick((None,) * 4 + _AFFINITY_OPS + (None,) * 4), c.pick(LABEL_KEYS), c.pick(_LABEL_VALUES),
+            c.pick(_AFFINITY_OPTIONS), c.pick(LABEL_KEYS), c.pick(_LABEL_VALUES),
             c.pick(_BOOLS), c.pick(_BOOLS),
         )  # fmt: skip
         affinity = None
