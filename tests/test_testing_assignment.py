@@ -87,7 +87,7 @@ def test_knob_partial_admission(s: AssignmentScenario, t: AssignmentScenario) ->
 @settings(max_examples=30, deadline=None)
 @given(assignment_scenarios(borrowing=True), assignment_scenarios(borrowing=False))
 def test_knob_borrowing(s: AssignmentScenario, t: AssignmentScenario) -> None:
-    assert s.queue.cohort is not None and len(s.cluster_queues) == 3
+    assert s.queue.cohort == "co" and len(s.cluster_queues) in (3, 4)
     assert all(cq.cohort is None for cq in t.cluster_queues)
     assert reference_assignment(t).assignment.borrowing == 0  # Q-16: no parent, level 0
     assert t.decide().assignment.borrowing == 0
@@ -161,3 +161,12 @@ def test_knob_pod_set_groups(s: AssignmentScenario, t: AssignmentScenario) -> No
         assert a.pod_sets.index(grouped[1]) == a.pod_sets.index(grouped[0]) + 1  # members consecutive
         first, last = grouped
         assert all(first.flavors[r] == last.flavors[r] for r in set(first.flavors) & set(last.flavors))
+
+
+@settings(max_examples=20, deadline=None)
+@given(assignment_scenarios(borrowing=True, nested=True), assignment_scenarios(nested=False))
+def test_knob_nested(s: AssignmentScenario, t: AssignmentScenario) -> None:
+    """Two cohort levels: co under root beside q3 (Q-15 heights), or at most one cohort."""
+    assert {(c.name, c.parent) for c in s.cohorts} == {("co", "root"), ("root", None)}
+    assert {cq.name: cq.cohort for cq in s.cluster_queues}["q3"] == "root"
+    assert not t.cohorts and all(cq.cohort in (None, "co") for cq in t.cluster_queues)

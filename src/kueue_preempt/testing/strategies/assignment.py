@@ -18,8 +18,9 @@ Generation follows the validation facts of the spec:
   is ignored by FAS-5) and their own tolerations; a flavor the ClusterQueue lists is sometimes
   missing from the ResourceFlavors handed to the assigner (FAS-5a case 3);
 * the ClusterQueue ``cq`` stands alone or (``borrowing``) sits in cohort ``co`` with two sibling
-  queues of the same shape; borrowing limits only below a cohort (Q-17); zero nominals are
-  frequent so that queues borrow and lend;
+  queues of the same shape, and ``co`` sometimes (``nested``) under a cohort ``root`` beside a
+  fourth queue; borrowing limits only below a cohort (Q-17); zero nominals are frequent so that
+  queues borrow and lend;
 * admitted workloads use the flavors of their queue and are admitted greedily only if they
   fit (borrowing allowed), except in "overcommitted" scenarios; each has a distinct quota
   reservation time and UID, so the preemption candidate order is strict (ORD) and the oracle's
@@ -261,6 +262,7 @@ _MISSING = (False,) * 6 + (True,) + (False,) * 6
 _AFFINITY_OPS = ("In", "NotIn", "Exists", "DoesNotExist")
 _AFFINITY_OPTIONS: tuple[str | None, ...] = (None,) * 8 + _AFFINITY_OPS + (None,) * 6
 _PRIORITIES = (0, 1, 2, 3)
+_COHORT_NOMINALS = (0, 2, 0, 1, 3)
 _RARE = (False, False, False, True, False, False)
 _STRATEGIES = (QuotaCheckStrategy.BLOCK_UNDECLARED, QuotaCheckStrategy.IGNORE_UNDECLARED)
 UNDECLARED = "example.com/x"
@@ -295,6 +297,7 @@ def assignment_scenarios(
     undeclared: bool | None = None,
     reclaimable: bool | None = None,
     pod_set_groups: bool | None = None,
+    nested: bool | None = None,
     max_pod_sets: int = 2,
     max_workloads: int = 8,
 ) -> AssignmentScenario:
@@ -319,6 +322,8 @@ def assignment_scenarios(
     * ``undeclared``: the first pod set requests :data:`UNDECLARED` (0 or 1 per pod), which no group
       covers; the scenario's ``quota_check`` strategy (drawn) decides (FAS-3);
     * ``reclaimable``: ``status.reclaimablePods`` names the first pod set (FAS-1a);
+    * ``nested``: with ``borrowing``, cohort ``co`` (with its own quota) sits under ``root`` beside a
+      fourth queue ``q3`` (borrowing levels up to 2, reclaim inside a subtree, Q-15/Q-16);
     * ``pod_set_groups``: the first and the last pod set share a ``podSetGroupName`` and are
       assigned as one unit (FAS-18; with three pod sets the groups interleave).
 
@@ -334,6 +339,7 @@ def assignment_scenarios(
     with_pods, with_undeclared, with_reclaimable = shape.pick(_RARE), shape.pick(_RARE), shape.pick(_RARE)
     quota_check = shape.pick(_STRATEGIES)
     with_groups = shape.pick(_RARE) if pod_set_groups is None else pod_set_groups
+    with_root = draw(st.booleans()) if nested is None else nested
     with_pods = with_pods if pods is None else pods
     with_undeclared = with_undeclared if undeclared is None else undeclared
     with_reclaimable = with_reclaimable if reclaimable is None else reclaimable
@@ -361,6 +367,16 @@ def assignment_scenarios(
     fung = draw(_strategy(fungibility, fungibilities()))
     stanza = draw(_strategy(preemption, st.sampled_from(PREEMPTIONS)))
     names = ["cq", "q1", "q2"] if in_cohort else ["cq"]
+    with_root = with_root and in_cohort
+    cohorts: list[Cohort] = []
+    if with_root:
+        # Two levels (Q-15 heights 1 and 2): co (cq, q1, q2) under root, beside q3. Borrowing
+        # beyond co reaches level 2, and a request that fits co is reclaimable in a proper
+        # subtree (Q-16 second component).
+        names.append("q3")
+        c = Choices(draw, *([_COHORT_NOMINALS] * len(all_frs)))
+        co_quota = {FlavorResource(f, r): ResourceQuota(c.pick(_COHORT_NOMINALS)) for f, r in all_frs}
+        cohorts = [Cohort("co", parent="root", quotas=co_quota), Cohort("root")]
     cluster_queues = []
     for qname in names:
         q = Choices(draw, *([_NOMINALS, _BLS] * len(all_frs)))
@@ -384,7 +400,7 @@ def assignment_scenarios(
         cluster_queues.append(
             ClusterQueue(
                 qname,
-                cohort="co" if in_cohort else None,
+                cohort=("root" if qname == "q3" else "co") if in_cohort else None,
                 resource_groups=groups,
                 preemption=stanza if qname == "cq" else PREEMPTIONS[2],
                 flavor_fungibility=fung if qname == "cq" else FlavorFungibility(),
@@ -392,7 +408,7 @@ def assignment_scenarios(
         )
 
     # ---- admitted workloads: greedy admission (borrowing allowed) unless overcommitted
-    snapshot = Snapshot(cluster_queues, [], [])
+    snapshot = Snapshot(cluster_queues, cohorts, [])
     admitted: list[Workload] = []
     n_workloads = draw(st.integers(0, max_workloads))
     queue_options = ["cq", *names]  # half the workloads in cq: usage there makes Preempt possible
@@ -490,7 +506,7 @@ def assignment_scenarios(
     )
     return AssignmentScenario(
         cluster_queues=tuple(cluster_queues),
-        cohorts=(),
+        cohorts=tuple(cohorts),
         workloads=tuple(admitted),
         resource_flavors=tuple(resource_flavors),
         workload=incoming,
