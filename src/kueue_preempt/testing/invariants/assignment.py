@@ -24,7 +24,7 @@ from typing import Iterable, Mapping, Sequence
 
 import attrs
 
-from kueue_preempt import Assignment, ClusterQueue, FlavorResource, ResourceGroup, Workload
+from kueue_preempt import Assignment, ClusterQueue, FlavorResource, ResourceGroup
 from kueue_preempt.assignment import AssignmentDecision, PodSetAssignment, QuotaCheckStrategy
 from kueue_preempt.model import FlavorAssignmentMode
 from kueue_preempt.model.flavors import (
