@@ -8,8 +8,6 @@ when a trace is given. Each test compares the cached value with an independent r
 
 from __future__ import annotations
 
-from typing import Any
-
 import attrs
 import pytest
 from hypothesis import given, settings
@@ -38,7 +36,7 @@ from kueue_preempt.model import FlavorAssignmentMode, FlavorResource
 from kueue_preempt.model.quantity import UNLIMITED
 from kueue_preempt.preemption.common.trace import DecisionTrace
 
-from test_assignment_properties import _cluster
+from kueue_preempt.testing.strategies import AssignmentScenario, assignment_scenarios
 
 RESOURCES = ["cpu", "memory", "pods", "nvidia.com/gpu", "example.com/x"]
 
@@ -137,15 +135,13 @@ def _reference_pod_set_mode(ps: PodSetAssignment) -> FlavorAssignmentMode:
 
 
 @settings(max_examples=60, deadline=None)
-@given(cluster=_cluster())
-def test_cached_modes_equal_recomputed_and_trace_changes_nothing(cluster: Any) -> None:
+@given(assignment_scenarios(borrowing=True, selectors=False))
+def test_cached_modes_equal_recomputed_and_trace_changes_nothing(s: AssignmentScenario) -> None:
     """FAS-13: the cached modes equal a recomputation; with a trace (FAS-6/FAS-7a/FAS-10
     events formatted) the assignment is the same as without."""
-    queues, admitted, incoming = cluster
-    flavors = [ResourceFlavor(f"f{i}") for i in range(4)]
-    a = assign_flavors(incoming, "q0", Snapshot(queues, workloads=admitted), flavors)
+    a = assign_flavors(s.workload, s.cluster_queue, s.snapshot(), s.resource_flavors, now=s.now)
     trace = DecisionTrace()
-    traced = assign_flavors(incoming, "q0", Snapshot(queues, workloads=admitted), flavors, trace=trace)
+    traced = assign_flavors(s.workload, s.cluster_queue, s.snapshot(), s.resource_flavors, now=s.now, trace=trace)
     assert traced == a
     assert any(e.rule == "FAS-6" for e in trace)
     for ps in a.pod_sets:

@@ -32,6 +32,7 @@ from kueue_preempt.testing.invariants.quota import Node, SpecTree
 from kueue_preempt.testing.strategies.classic import Scenario
 
 __all__ = [
+    "Expectation",
     "WITHIN_CQ",
     "HIERARCHICAL_RECLAIM",
     "RECLAIM_WITHOUT_BORROWING",

@@ -7,22 +7,42 @@ reports how many of them a checker rejects.
 
 from __future__ import annotations
 
-from kueue_preempt.testing.mutations.fair import fair_mutants
-from kueue_preempt.testing.mutations.cycle import cycle_mutants
-from kueue_preempt.testing.mutations.measure import Measurement, OperatorRate, measure
-from kueue_preempt.testing.mutations.mutant import Mutant, MutantsOf
-from kueue_preempt.testing.mutations.podgroup import podgroup_mutants
+from kueue_preempt.testing.mutations.mutant import (
+    Mutant,
+    MutantsOf,
+)
+from kueue_preempt.testing.mutations.measure import (
+    Measurement,
+    OperatorRate,
+    measure,
+)
+from kueue_preempt.testing.mutations.fair import (
+    fair_mutants,
+)
+from kueue_preempt.testing.mutations.assignment import (
+    assignment_mutants,
+)
+from kueue_preempt.testing.mutations.cycle import (
+    cycle_mutants,
+)
+from kueue_preempt.testing.mutations.podgroup import (
+    podgroup_mutants,
+)
 
 __all__ = [
+    # mutant
     "Mutant",
     "MutantsOf",
-    "Measurement",
+    # measure
     "OperatorRate",
+    "Measurement",
     "measure",
-    # podgroup
-    "podgroup_mutants",
     # fair
     "fair_mutants",
+    # assignment
+    "assignment_mutants",
     # cycle
     "cycle_mutants",
+    # podgroup
+    "podgroup_mutants",
 ]

@@ -9,7 +9,9 @@ draw, for strategies of your own.
 
 from __future__ import annotations
 
-from kueue_preempt.testing.strategies.choices import Choices
+from kueue_preempt.testing.strategies.choices import (
+    Choices,
+)
 from kueue_preempt.testing.strategies.classic import (
     FLAVORS,
     RESOURCES,
@@ -19,15 +21,25 @@ from kueue_preempt.testing.strategies.classic import (
     configs,
     scenarios,
 )
-from kueue_preempt.testing.strategies.podgroup import (
-    GROUP_NAMES,
-    MISSING_GROUP,
-    PODGROUP_PRIORITIES,
-    PREEMPTOR_PRIORITIES,
-    PodGroupScenario,
-    podgroup_scenarios,
+from kueue_preempt.testing.strategies.fair import (
+    STRATEGY_LISTS,
+    FairScenario,
+    fair_scenarios,
 )
-from kueue_preempt.testing.strategies.fair import STRATEGY_LISTS, FairScenario, fair_scenarios
+from kueue_preempt.testing.strategies.assignment import (
+    ASSIGNMENT_FLAVORS,
+    FUNGIBILITIES,
+    GPU_FLAVORS,
+    LABEL_KEYS,
+    PREEMPTIONS,
+    TAINTS,
+    TOLERATIONS,
+    UNDECLARED,
+    AssignmentScenario,
+    assignment_gates,
+    assignment_scenarios,
+    fungibilities,
+)
 from kueue_preempt.testing.strategies.cycle import (
     CYCLE_FLAVORS,
     CYCLE_NOW,
@@ -36,8 +48,17 @@ from kueue_preempt.testing.strategies.cycle import (
     cycle_configs,
     cycle_scenarios,
 )
+from kueue_preempt.testing.strategies.podgroup import (
+    GROUP_NAMES,
+    MISSING_GROUP,
+    PODGROUP_PRIORITIES,
+    PREEMPTOR_PRIORITIES,
+    PodGroupScenario,
+    podgroup_scenarios,
+)
 
 __all__ = [
+    # choices
     "Choices",
     # classic
     "FLAVORS",
@@ -47,17 +68,23 @@ __all__ = [
     "build_snapshot",
     "configs",
     "scenarios",
-    # podgroup
-    "GROUP_NAMES",
-    "MISSING_GROUP",
-    "PODGROUP_PRIORITIES",
-    "PREEMPTOR_PRIORITIES",
-    "PodGroupScenario",
-    "podgroup_scenarios",
     # fair
     "STRATEGY_LISTS",
     "FairScenario",
     "fair_scenarios",
+    # assignment
+    "ASSIGNMENT_FLAVORS",
+    "GPU_FLAVORS",
+    "LABEL_KEYS",
+    "TAINTS",
+    "TOLERATIONS",
+    "FUNGIBILITIES",
+    "PREEMPTIONS",
+    "UNDECLARED",
+    "AssignmentScenario",
+    "assignment_scenarios",
+    "fungibilities",
+    "assignment_gates",
     # cycle
     "CYCLE_FLAVORS",
     "CYCLE_NOW",
@@ -65,4 +92,11 @@ __all__ = [
     "clusters",
     "cycle_configs",
     "cycle_scenarios",
+    # podgroup
+    "PODGROUP_PRIORITIES",
+    "PREEMPTOR_PRIORITIES",
+    "GROUP_NAMES",
+    "MISSING_GROUP",
+    "PodGroupScenario",
+    "podgroup_scenarios",
 ]
