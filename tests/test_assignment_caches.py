@@ -135,7 +135,7 @@ def _reference_pod_set_mode(ps: PodSetAssignment) -> FlavorAssignmentMode:
 
 
 @settings(max_examples=60, deadline=None)
-@given(assignment_scenarios(borrowing=True, selectors=False))
+@given(assignment_scenarios(borrowing=True, selectors=False, undeclared=False))
 def test_cached_modes_equal_recomputed_and_trace_changes_nothing(s: AssignmentScenario) -> None:
     """FAS-13: the cached modes equal a recomputation; with a trace (FAS-6/FAS-7a/FAS-10
     events formatted) the assignment is the same as without."""
