@@ -21,12 +21,12 @@ workload or lets the index go stale is caught at the first step where it shows.
 hook                           default (the library alone)
 =============================  =================================================================
 ``start(scenario)``            ``self.snapshot = Snapshot(cluster_queues, cohorts, workloads)``
-``admit(workload)``            ``self.snapshot.add_workload(workload)``
-``remove(workload)``           ``self.snapshot.remove_workload(workload)``; ``workload`` may be an
-                               updated copy of the admitted one (same key, other usage)
+``observed_snapshot()``        ``self.snapshot``: the snapshot compared after every step
+``admit(workload)``            ``observed_snapshot().add_workload(workload)``
+``remove(workload)``           ``observed_snapshot().remove_workload(workload)``; ``workload`` may
+                               be an updated copy of the admitted one (same key, other usage)
 ``set_index(config)``          ``enable_index(config)``, or ``disable_index()`` for ``None``
-``decide(...)``                ``get_targets(...)`` on ``self.snapshot``
-``observed_snapshot()``        ``self.snapshot``
+``decide(...)``                ``get_targets(...)`` on ``observed_snapshot()``
 ``check_decision(got, want)``  the targets' (key, reason, ClusterQueue) lists are equal
 =============================  =================================================================
 
@@ -151,9 +151,13 @@ def check_same_snapshot(
         assert held is not None and held.usage == w.usage, (
             f"DM-11: ClusterQueue {w.cluster_queue!r} holds {held!r} under {w.key!r}, expected usage {dict(w.usage)}"
         )
-    for node in _nodes(expected):
-        mine = observed.cluster_queues[node.name] if node.is_cluster_queue else observed.cohorts[node.name]
-        label = f"{node.kind} {node.name!r}"
+    pairs = [
+        (observed.cluster_queues[n.name] if n.is_cluster_queue else observed.cohorts[n.name], n, f"{n.kind} {n.name!r}")
+        for n in _nodes(expected)
+    ]
+    # Usages first: every other observable derives from them, so the first message names the
+    # node whose usage went wrong rather than a neighbour whose headroom it changed.
+    for mine, node, label in pairs:
         for fr in frs:
             u_got, u_want = mine.usage.get(fr, 0), node.usage.get(fr, 0)
             assert u_got == u_want, f"Q-7: usage of {label} on {fr} is {u_got}, rebuilt from scratch it is {u_want} (Q-6)"
@@ -163,6 +167,8 @@ def check_same_snapshot(
             if node.is_cluster_queue:
                 np_got, np_want = mine.np_usage.get(fr, 0), node.np_usage.get(fr, 0)
                 assert np_got == np_want, f"NP-5: non-preemptible usage of {label} on {fr} is {np_got}, expected {np_want}"
+    for mine, node, label in pairs:
+        for fr in frs:
             a_got, a_want = observed.available(mine, fr), expected.available(node, fr)
             assert a_got == a_want, f"Q-9: available({label}, {fr}) is {a_got}, rebuilt from scratch it is {a_want}"
             p_got, p_want = observed.potential_available(mine, fr), expected.potential_available(node, fr)
@@ -360,28 +366,29 @@ class SnapshotMachine(RuleBasedStateMachine):
 
     def admit(self, workload: Workload) -> None:
         """Admit ``workload`` (its ``cluster_queue`` is set; its key is not admitted)."""
-        self._own().add_workload(workload)
+        self.observed_snapshot().add_workload(workload)
 
     def remove(self, workload: Workload) -> None:
         """Release the admitted workload with ``workload``'s key. ``workload`` may be an updated
         copy whose usage differs: what was charged at admission must be released (DM-11)."""
-        self._own().remove_workload(workload)
+        self.observed_snapshot().remove_workload(workload)
 
     def set_index(self, config: PreemptionConfig | None) -> None:
         """Keep the candidate index on for ``config``'s ordering switches, or off for ``None``."""
         if config is None:
-            self._own().disable_index()
+            self.observed_snapshot().disable_index()
         else:
-            self._own().enable_index(config)
+            self.observed_snapshot().enable_index(config)
 
     def decide(
         self, preemptor: Workload, cluster_queue: str, assignment: Assignment, config: PreemptionConfig, now: datetime
     ) -> list[Target]:
         """The scheduler's targets for ``preemptor`` (a ``Preempt`` assignment in ``cluster_queue``)."""
-        return get_targets(preemptor, cluster_queue, assignment, self._own(), config=config, now=now)
+        return get_targets(preemptor, cluster_queue, assignment, self.observed_snapshot(), config=config, now=now)
 
     def observed_snapshot(self) -> Snapshot:
-        """The snapshot the scheduler keeps, compared after every step with a rebuilt one."""
+        """The snapshot the scheduler keeps, compared after every step with a rebuilt one (the
+        other hooks' defaults act on it too). Default: ``self.snapshot``."""
         return self._own()
 
     def check_decision(self, got: list[Target], want: list[Target]) -> None:
