@@ -17,18 +17,18 @@ scheduler keeps. The machine's own model (which workloads are admitted) is never
 your code, so a scheduler that forgets to release usage, releases the wrong amount, loses a
 workload or lets the index go stale is caught at the first step where it shows.
 
-=============================  =================================================================
-hook                           default (the library alone)
-=============================  =================================================================
-``start(scenario)``            ``self.snapshot = Snapshot(cluster_queues, cohorts, workloads)``
-``observed_snapshot()``        ``self.snapshot``: the snapshot compared after every step
-``admit(workload)``            ``observed_snapshot().add_workload(workload)``
-``remove(workload)``           ``observed_snapshot().remove_workload(workload)``; ``workload`` may
-                               be an updated copy of the admitted one (same key, other usage)
-``set_index(config)``          ``enable_index(config)``, or ``disable_index()`` for ``None``
-``decide(...)``                ``get_targets(...)`` on ``observed_snapshot()``
-``check_decision(got, want)``  the targets' (key, reason, ClusterQueue) lists are equal
-=============================  =================================================================
+================================  ==================================================================
+hook                              default (the library alone)
+================================  ==================================================================
+``start(scenario)``               ``self.snapshot = Snapshot(cluster_queues, cohorts, workloads)``
+``observed_snapshot()``           ``self.snapshot``: the snapshot compared after every step
+``admit(workload)``               ``observed_snapshot().add_workload(workload)``
+``remove(workload)``              ``observed_snapshot().remove_workload(workload)``; ``workload``
+                                  may be an updated copy of the admitted one (same key, other usage)
+``set_index(config)``             ``enable_index(config)``, or ``disable_index()`` for ``None``
+``decide(...)``                   ``get_targets(...)`` on ``observed_snapshot()``
+``check_decision(d, got, want)``  the targets' (key, reason, ClusterQueue) lists are equal
+================================  ==================================================================
 
 What every step checks (:func:`check_same_snapshot`, :func:`check_same_index`), each failure
 naming its rule:
@@ -59,7 +59,7 @@ queues); 10 examples of 10 steps take about a second.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import ClassVar, Iterable, Mapping, Sequence
+from typing import ClassVar, Iterable, Sequence
 
 import attrs
 from hypothesis import strategies as st
@@ -235,9 +235,9 @@ _N_POD_SETS = [1, 1, 2]
 _BOOLS = [False, True]
 _AMOUNTS = [0, 1, 2, 3]
 _INDEXES = [0, 1]
-_WORKLOAD_OPTIONS: list[Sequence[object]] = [
-    _NAMESPACES, _PRIORITIES, _TIMES, _EVICTED, _NON_PREEMPTIBLE, _COSTS, _N_POD_SETS,
-] + [_BOOLS, _INDEXES, _AMOUNTS] * (2 * len(RESOURCES))
+_POD_SET_OPTIONS: list[Sequence[object]] = [_BOOLS, _INDEXES, _AMOUNTS]
+_HEAD_OPTIONS: list[Sequence[object]] = [_NAMESPACES, _PRIORITIES, _TIMES, _EVICTED, _NON_PREEMPTIBLE, _COSTS, _N_POD_SETS]
+_WORKLOAD_OPTIONS: list[Sequence[object]] = _HEAD_OPTIONS + _POD_SET_OPTIONS * (2 * len(RESOURCES))
 
 
 def _pod_sets(cq: ClusterQueue, c: Choices) -> list[PodSetUsage]:
@@ -391,10 +391,14 @@ class SnapshotMachine(RuleBasedStateMachine):
         other hooks' defaults act on it too). Default: ``self.snapshot``."""
         return self._own()
 
-    def check_decision(self, got: list[Target], want: list[Target]) -> None:
-        """Compare the scheduler's targets with the library's on a rebuilt snapshot. Default:
-        the same workloads, reasons and ClusterQueues in the same order (GT-7); relax it when
-        your scheduler only promises a valid answer (then check it with the invariants)."""
+    def check_decision(self, decision: Scenario, got: list[Target], want: list[Target]) -> None:
+        """Compare the scheduler's targets ``got`` with the library's ``want`` on a rebuilt
+        snapshot. ``decision`` holds every input (the admitted workloads, the preemptor, its
+        queue and assignment, ``now``, the configuration; fair sharing when
+        ``decision.config.fair_sharing`` is set). Default: the same workloads, reasons and
+        ClusterQueues in the same order (GT-7). Relax it when your scheduler only promises a
+        valid answer, e.g. check a classic one with
+        :func:`~kueue_preempt.testing.invariants.check_fits_after_removal`."""
         assert _targets(got) == _targets(want), f"GT-7: the scheduler chose {_targets(got)}, the library {_targets(want)}"
 
     def _own(self) -> Snapshot:
@@ -512,7 +516,17 @@ class SnapshotMachine(RuleBasedStateMachine):
         assert _targets(live) == _targets(want), (
             f"GT-7: on the observed snapshot the library chose {_targets(live)}, on a rebuilt one {_targets(want)}"
         )
-        self.check_decision(got, want)
+        decision = Scenario(
+            cluster_queues=scenario.cluster_queues,
+            cohorts=scenario.cohorts,
+            workloads=list(self.admitted.values()),
+            preemptor=preemptor,
+            cluster_queue=cq,
+            assignment=assignment,
+            now=NOW,
+            config=config,
+        )
+        self.check_decision(decision, got, want)
 
     def _draw_preemptor(self, data: st.DataObject, fresh: Snapshot) -> tuple[Workload, str, Assignment] | None:
         """A pending workload with a ``Preempt`` assignment (FA-1..FA-3) in a drawn queue: one
@@ -529,7 +543,8 @@ class SnapshotMachine(RuleBasedStateMachine):
         lo, hi = fresh.available(node, fr0) + 1, fresh.potential_available(node, fr0)
         requests = {fr0: data.draw(st.integers(lo, min(hi, lo + 4)), label="request")}
         other = [fr for fr in declared if fr.resource != fr0.resource and fresh.available(node, fr) > 0]
-        if other and data.draw(st.booleans(), label="second resource"):
+        second: bool = bool(other) and data.draw(st.booleans(), label="second resource")
+        if second:
             fr1 = data.draw(st.sampled_from(other), label="fitting")
             requests[fr1] = data.draw(st.integers(1, min(fresh.available(node, fr1), 3)), label="fitting request")
         preempt = {fr for fr, v in requests.items() if v > fresh.available(node, fr)}
