@@ -17,7 +17,7 @@ from kueue_preempt.testing.strategies import Scenario
 
 TestSnapshotMachine = SnapshotMachine.TestCase
 TestSnapshotMachine.settings = settings(
-    max_examples=40, stateful_step_count=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=100, stateful_step_count=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 # A wrong scheduler must be caught within this budget; no shrinking (the failure is what
