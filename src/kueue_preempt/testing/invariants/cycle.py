@@ -46,7 +46,7 @@ __all__ = [
     "check_heads",
     "check_outcome_fields",
     "check_admission_contents",
-    "check_flavor_choice",
+    "check_cycle_flavor_choice",
     "check_admissions_fit",
     "check_not_admitted_justified",
     "check_pending_status",
@@ -332,7 +332,7 @@ def _default_fungibility(cq: ClusterQueue) -> bool:
     return cq.flavor_fungibility == FlavorFungibility()
 
 
-def check_flavor_choice(scenario: CycleScenario, result: CycleResult) -> None:
+def check_cycle_flavor_choice(scenario: CycleScenario, result: CycleResult) -> None:
     """SC-NOM-2, FAS-6, FAS-10, FAS-14 on the cycle-start snapshot: an admitted head's flavor
     is the first of its ClusterQueue's flavors on which its admitted pod count fits (default
     fungibility: ``whenCanBorrow=MayStopSearch`` stops at the first fitting flavor); a reduced
@@ -987,7 +987,7 @@ def check_cycle(scenario: CycleScenario, result: CycleResult) -> None:
     check_heads(scenario, result)
     check_outcome_fields(scenario, result)
     check_admission_contents(scenario, result)
-    check_flavor_choice(scenario, result)
+    check_cycle_flavor_choice(scenario, result)
     check_admissions_fit(scenario, result)
     check_not_admitted_justified(scenario, result)
     check_pending_status(scenario, result)
