@@ -7,7 +7,17 @@ reports how many of them a checker rejects.
 
 from __future__ import annotations
 
+from kueue_preempt.testing.mutations.classic import CLASSIC_OPERATORS, classic_mutants
 from kueue_preempt.testing.mutations.measure import Measurement, OperatorRate, measure
 from kueue_preempt.testing.mutations.mutant import Mutant, MutantsOf
 
-__all__ = ["Mutant", "MutantsOf", "Measurement", "OperatorRate", "measure"]
+__all__ = [
+    "Mutant",
+    "MutantsOf",
+    "Measurement",
+    "OperatorRate",
+    "measure",
+    # classic
+    "CLASSIC_OPERATORS",
+    "classic_mutants",
+]

@@ -14,8 +14,10 @@ from kueue_preempt.testing.strategies.classic import (
     FLAVORS,
     RESOURCES,
     T0,
+    ClassicScenario,
     Scenario,
     build_snapshot,
+    classic_scenarios,
     configs,
     scenarios,
 )
@@ -30,4 +32,6 @@ __all__ = [
     "build_snapshot",
     "configs",
     "scenarios",
+    "ClassicScenario",
+    "classic_scenarios",
 ]
