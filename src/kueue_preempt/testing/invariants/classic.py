@@ -606,7 +606,11 @@ def _tie_classes(scenario: Scenario, bucket: Sequence[_Cand]) -> list[list[_Cand
                     return None
                 if cmp[i][j] == 0 and cmp[j][k] == 0 and cmp[i][k] != 0:
                     return None
-    order = sorted(range(n), key=functools.cmp_to_key(lambda i, j: cmp[i][j]))
+
+    def by_ord(i: int, j: int) -> int:
+        return cmp[i][j]
+
+    order = sorted(range(n), key=functools.cmp_to_key(by_ord))
     classes: list[list[_Cand]] = []
     for pos, i in enumerate(order):
         if pos and cmp[order[pos - 1]][i] == 0:

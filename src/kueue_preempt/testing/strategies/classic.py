@@ -511,7 +511,7 @@ def _classic_scenarios(
     # ---- cohort tree: roots, each with 0-2 child cohorts (at most two levels)
     tree = Choices(draw, _ROOT_COUNTS, _CHILD_COUNTS, _CHILD_COUNTS)
     cohort_parents: dict[str, str | None] = {}
-    n_roots = (tree.pick(_ROOT_COUNTS) or int(reclaim_focus)) if cohorts else 0
+    n_roots = (tree.pick(_ROOT_COUNTS) or int(reclaim_focus)) * cohorts
     for i in range(2):
         n_children = tree.pick(_CHILD_COUNTS)
         if i < n_roots:
