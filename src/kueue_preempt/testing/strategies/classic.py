@@ -442,9 +442,12 @@ def classic_scenarios(
       ``Never``), ``True`` always allows it (``LowerPriority``, where POL-7 permits it: not
       with ``reclaimWithinCohort = Never``), ``None`` draws both.
 
-    Cost: a few dozen draws (small choices are packed with :class:`Choices`) and one greedy
-    admission pass over a library snapshot; about 1 ms per example. Few draws are discarded
-    (only when no quota anywhere could be freed).
+    Cost: a few dozen draws (small choices are packed with :class:`Choices`) and one or two
+    greedy admission passes over a library snapshot: a few milliseconds per example. Few
+    draws are discarded (about 5%: Hypothesis cutting long draws short early in a run).
+
+    ``config`` may also draw fair-sharing configurations (the fair-sharing strategies reuse
+    these scenarios); the classic checkers then do not apply.
     """
     if max_workloads < 1 or max_cluster_queues < 1:
         raise ValueError("max_workloads and max_cluster_queues must be at least 1")
