@@ -33,6 +33,7 @@ from kueue_preempt.testing.invariants import (
     check_classic,
     check_empty_result_justified,
     check_fits_after_removal,
+    check_matches_reference,
     check_minimality,
     check_target_set_shape,
     check_targets_policy,
@@ -64,10 +65,12 @@ def test_check_classic_kills_the_mutants() -> None:
         assert rate.rate >= 0.8, (operator, rate)
 
 
-# A dropped target that only check_classic's reference answers catch. q1 borrows q0's unused
-# nominal; the preemptor needs it back, so w1 is a hierarchical reclaim (CL-GEN-4) and the
-# answer is [w1]. Dropped, it leaves the empty answer, which the separate checkers accept:
-# they justify an empty answer only by the own-queue candidates, and q0 has none.
+# A dropped target the separate checkers miss. q1 borrows q0's unused nominal; the preemptor
+# needs it back, so w1 is a hierarchical reclaim (CL-GEN-4) and the answer is [w1]. Dropped, it
+# leaves the empty answer, which the older checkers accept: they justify an empty answer only
+# by the own-queue candidates, and q0 has none. check_attempt knows that a failing attempt
+# evicts its first cross-queue candidate too (CL-VALID-1, CL-GEN-7), and the reference
+# answers (check_matches_reference) pin the whole answer down.
 _T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 _CPU = FlavorResource("f0", "cpu")
 
@@ -102,20 +105,27 @@ def _hole() -> ClassicScenario:
     )
 
 
-def test_check_classic_closes_the_dropped_target_hole() -> None:
+def test_check_classic_catches_a_dropped_cross_queue_target() -> None:
     s = _hole()
     targets = s.decide()
     check_classic(s, targets)
     assert [(t.workload.name, t.reason) for t in targets] == [("w1", PreemptionReason.IN_COHORT_RECLAMATION)]
     dropped = [m.result for m in classic_mutants(s, targets) if m.operator == "drop-target"]
     assert dropped == [[]]
-    for wrong in dropped:
-        for partial in (check_target_set_shape, check_targets_policy, check_fits_after_removal, check_minimality):
-            partial(s, wrong)  # the separate checkers accept it ...
-        check_empty_result_justified(s, wrong)
-        check_attempt(s, wrong)
-        with pytest.raises(AssertionError, match="CL-ATT-2"):
-            check_classic(s, wrong)  # ... the spec's answers do not
+    for partial in (
+        check_target_set_shape,
+        check_targets_policy,
+        check_fits_after_removal,
+        check_minimality,
+        check_empty_result_justified,
+    ):
+        partial(s, [])  # the older checkers accept it ...
+    with pytest.raises(AssertionError, match="CL-ATT-2: no targets"):
+        check_attempt(s, [])  # ... the attempt logic does not,
+    with pytest.raises(AssertionError, match="CL-ATT-2/CL-VALID-1/FB-2"):
+        check_matches_reference(s, [])  # nor do the spec's answers
+    with pytest.raises(AssertionError, match="CL-ATT-2"):
+        check_classic(s, [])
 
 
 # --------------------------------------------------------------------------- knobs

@@ -336,8 +336,49 @@ def _attempts(scenario: Scenario, entry: SpecTree) -> list[bool]:
     return [True, False]
 
 
+def _surely_evicted_by_failed_attempt(scenario: Scenario, entry: SpecTree, allow_borrowing: bool) -> list[set[str]]:
+    """What an attempt that fails has certainly evicted, one set per possible first candidate.
+
+    Own-queue candidates are always valid (CL-VALID-1), so a failed attempt evicted them all.
+    Every cross-queue candidate is valid at entry (CL-GEN-3/5 check the same conditions),
+    validity only gets lost by removals, and removing own-queue workloads never changes the
+    queues and cohorts CL-VALID-1 looks at (they lie outside the preemptor's branch). So the
+    first cross-queue candidate the attempt may use (CL-VAR-3), in CL-GEN-7 order, is evicted
+    too. Under ORD ties any candidate of the first tie class can be that one: one set each.
+    (Without such a candidate, or when ORD is cyclic on them, just the own-queue set.)
+    """
+    own: set[str] = set()
+    cross: dict[tuple[int, int], list[_Cand]] = {}
+    for w in scenario.workloads:
+        variant = expected_variant(scenario, entry, w).variant
+        if variant == WITHIN_CQ:
+            own.add(w.key)
+        elif variant is not None and not (allow_borrowing and variant == RECLAIM_WITHOUT_BORROWING):
+            # CL-GEN-7: evicted before not evicted, then the hierarchy bucket before the priority one.
+            group = (0 if w.evicted else 1, 0 if variant == HIERARCHICAL_RECLAIM else 1)
+            cross.setdefault(group, []).append(_Cand(w, variant, None))
+    if not cross:
+        return [own]
+    classes = _tie_classes(scenario, cross[min(cross)])
+    if classes is None:
+        return [own]
+    return [own | {c.workload.key} for c in classes[0]]
+
+
+def _assert_attempt_can_fail(
+    scenario: Scenario, entry: SpecTree, allow_borrowing: bool, attempts: list[bool], why: str
+) -> None:
+    options = _surely_evicted_by_failed_attempt(scenario, entry, allow_borrowing)
+    if all(_fits(scenario, [w for w in scenario.workloads if w.key not in gone], allow_borrowing=allow_borrowing) for gone in options):
+        assert False, (
+            f"CL-ATT-2: {why}, so the allow_borrow={allow_borrowing} attempt (attempts {attempts}) failed; but "
+            f"it surely evicts one of {[sorted(g) for g in options]} (own-queue candidates, then its first "
+            f"cross-queue candidate, CL-VALID-1, CL-GEN-7) and the preemptor then fits"
+        )
+
+
 def check_attempt(scenario: Scenario, targets: Sequence[Target]) -> None:
-    """CL-ATT-1/CL-ATT-2: the set is what one attempt of the spec's attempt list returns.
+    """CL-ATT-1/CL-ATT-2: the result is what the spec's attempt list returns.
 
     The attempt list follows from the entry state (CL-ATT-1, CL-GEN-8). The attempt that
     produced a non-empty set is known when a target is RECLAIM_WITHOUT_BORROWING (only the
@@ -348,15 +389,20 @@ def check_attempt(scenario: Scenario, targets: Sequence[Target]) -> None:
     * the attempt must be in the list;
     * the set is minimal in that attempt's own fit sense (FB-2, see :func:`check_minimality`
       for the argument): re-adding any target breaks ``fits(allow_borrow)``;
-    * every attempt before it failed. An attempt that fails has evicted every own-queue
-      candidate (always valid, CL-VALID-1) without ever fitting, so by monotonicity the
-      preemptor does not fit in that attempt's sense with just the own-queue candidates
-      evicted. If it does, the earlier attempt would have returned instead.
+    * every attempt before it failed.
+
+    An empty result means every attempt failed. An attempt that fails evicted every
+    own-queue candidate and its first usable cross-queue candidate without ever fitting
+    (see ``_surely_evicted_by_failed_attempt``), so by monotonicity the preemptor does not
+    fit in that attempt's sense with just those evicted. If it does, the attempt would have
+    returned a set.
     """
-    if not targets:
-        return
     entry = SpecTree(scenario, scenario.workloads)
     attempts = _attempts(scenario, entry)
+    if not targets:
+        for allow_borrowing in attempts:
+            _assert_attempt_can_fail(scenario, entry, allow_borrowing, attempts, "no targets")
+        return
     variants = [expected_variant(scenario, entry, t.workload).variant for t in targets]
     remaining = _remaining(scenario, targets)
     attempt: bool | None = None
@@ -375,17 +421,9 @@ def check_attempt(scenario: Scenario, targets: Sequence[Target]) -> None:
             f"FB-2: re-adding target {t.workload.key} still fits with allow_borrow={attempt} "
             f"(the attempt that produced the set): it is not minimal"
         )
-    own = {
-        w.key
-        for w in scenario.workloads
-        if w.cluster_queue == scenario.cluster_queue and expected_variant(scenario, entry, w).variant == WITHIN_CQ
-    }
-    without_own = [w for w in scenario.workloads if w.key not in own]
     for earlier in attempts[: attempts.index(attempt)]:
-        assert not _fits(scenario, without_own, allow_borrowing=earlier), (
-            f"CL-ATT-2: the attempt allow_borrow={earlier} runs first (attempts {attempts}) and evicting its "
-            f"own-queue candidates {sorted(own)} alone makes the preemptor fit, so it cannot fail; "
-            f"yet the targets come from the allow_borrow={attempt} attempt"
+        _assert_attempt_can_fail(
+            scenario, entry, earlier, attempts, f"the targets come from the allow_borrow={attempt} attempt"
         )
 
 
@@ -705,7 +743,8 @@ def check_classic(scenario: Scenario, targets: Sequence[Target]) -> None:
     :func:`check_empty_result_justified`, :func:`check_attempt` (CL-ATT-1/2) and
     :func:`check_matches_reference` (the answers the spec allows, when it fixes them: no
     ORD cycle and few tie orders). The last one pins down what the others leave open —
-    e.g. a target dropped from a no-borrow answer that still fits with borrowing.
+    e.g. an empty answer where a cross-queue reclaim makes room but the attempt's first
+    candidate could be a tied workload that frees nothing.
 
     Cost: a few quota-model recomputations per target, plus up to 24 reference runs.
     """
