@@ -22,14 +22,14 @@ Example::
 
     from hypothesis import given
     from kueue_preempt import get_targets
-    from kueue_preempt.testing.strategies import Scenario, scenarios
+    from kueue_preempt.testing.strategies import ClassicScenario, classic_scenarios
     from kueue_preempt.testing import invariants
 
-    @given(scenarios())
-    def test_my_scheduler_agrees(s: Scenario) -> None:
+    @given(classic_scenarios())
+    def test_my_scheduler_agrees(s: ClassicScenario) -> None:
         snapshot = s.snapshot()
         targets = get_targets(s.preemptor, s.cluster_queue, s.assignment, snapshot, config=s.config, now=s.now)
-        invariants.check_fits_after_removal(s, targets)
+        invariants.check_classic(s, targets)
 """
 
 from __future__ import annotations

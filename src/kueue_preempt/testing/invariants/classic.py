@@ -18,6 +18,8 @@ Every ``check_*`` function raises ``AssertionError`` with an explanation on a vi
 
 from __future__ import annotations
 
+import functools
+import itertools
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -29,7 +31,7 @@ from kueue_preempt.testing.invariants.policy import (
     uses_frnp,
 )
 from kueue_preempt.testing.invariants.quota import Node, SpecTree
-from kueue_preempt.testing.strategies.classic import Scenario
+from kueue_preempt.testing.strategies.classic import ClassicScenario as Scenario
 
 __all__ = [
     "Expectation",
@@ -44,8 +46,13 @@ __all__ = [
     "check_fits_after_removal",
     "check_minimality",
     "check_empty_result_justified",
+    "check_attempt",
+    "check_matches_reference",
+    "check_classic",
     "ord_ties_across_queues",
+    "candidate_order_is_strict",
     "reference_classic",
+    "reference_classic_answers",
 ]
 
 WITHIN_CQ = "WITHIN_CQ"
@@ -146,21 +153,22 @@ def _fits(scenario: Scenario, workloads: Sequence[Workload], *, allow_borrowing:
     spec = SpecTree(scenario, workloads).fits(
         scenario.cluster_queue, scenario.assignment.requests, allow_borrowing=allow_borrowing
     )
-    assert got == spec, f"Snapshot.fits(allow_borrowing={allow_borrowing}) = {got}, spec model says {spec}"
+    assert got == spec, f"GT-5/Q-9: Snapshot.fits(allow_borrowing={allow_borrowing}) = {got}, spec model says {spec}"
     return got
 
 
 def check_target_set_shape(scenario: Scenario, targets: Sequence[Target]) -> None:
-    """Targets are distinct admitted workloads of the scenario (never the preemptor)."""
+    """DM-9: targets are distinct admitted workloads of the scenario (never the preemptor,
+    GT-1), each with its own ClusterQueue; a candidate is selected at most once (CL-ATT-2)."""
     by_key = {w.key: w for w in scenario.workloads}
     keys = [t.workload.key for t in targets]
-    assert len(keys) == len(set(keys)), f"duplicate targets: {keys}"
+    assert len(keys) == len(set(keys)), f"CL-ATT-2: duplicate targets: {keys}"
     for t in targets:
-        assert t.workload.key in by_key, f"target {t.workload.key} is not an admitted workload"
-        assert t.workload == by_key[t.workload.key], f"target {t.workload.key} differs from the admitted object"
-        assert t.workload.key != scenario.preemptor.key, "the preemptor cannot be its own target"
+        assert t.workload.key in by_key, f"DM-9: target {t.workload.key} is not an admitted workload"
+        assert t.workload == by_key[t.workload.key], f"DM-9: target {t.workload.key} differs from the admitted object"
+        assert t.workload.key != scenario.preemptor.key, "GT-1: the preemptor cannot be its own target"
         assert t.cluster_queue == t.workload.cluster_queue, (
-            f"target {t.workload.key}: cluster_queue {t.cluster_queue!r} != admission {t.workload.cluster_queue!r}"
+            f"DM-9: target {t.workload.key}: cluster_queue {t.cluster_queue!r} != admission {t.workload.cluster_queue!r}"
         )
 
 
@@ -187,46 +195,46 @@ def check_targets_policy(scenario: Scenario, targets: Sequence[Target]) -> None:
     for t in targets:
         w = t.workload
         reason = t.reason.value
-        assert uses_frnp(w, frnp), f"{w.key} uses none of the FRs needing preemption {sorted(map(str, frnp))} (POL-9)"
+        assert uses_frnp(w, frnp), f"POL-9: {w.key} uses none of the FRs needing preemption {sorted(map(str, frnp))}"
         if w.cluster_queue == pcq.name:
-            assert reason == "InClusterQueue", f"{w.key}: same-CQ target has reason {reason} (CL-VAR-2)"
+            assert reason == "InClusterQueue", f"CL-VAR-2: {w.key}: same-CQ target has reason {reason}"
             assert policy_allows(pcq.preemption.within_cluster_queue, scenario.preemptor, w, scenario.config), (
-                f"{w.key}: withinClusterQueue={pcq.preemption.within_cluster_queue.value} does not allow it (POL-6)"
+                f"POL-6: {w.key}: withinClusterQueue={pcq.preemption.within_cluster_queue.value} does not allow it"
             )
         else:
             assert reason in ("InCohortReclamation", "InCohortReclaimWhileBorrowing"), (
-                f"{w.key}: cross-CQ target has reason {reason} (CL-VAR-2)"
+                f"CL-VAR-2: {w.key}: cross-CQ target has reason {reason}"
             )
-            assert pcq.cohort is not None, f"{w.key}: cross-CQ target but the preemptor CQ has no cohort (CL-GEN-2)"
+            assert pcq.cohort is not None, f"CL-GEN-2: {w.key}: cross-CQ target but the preemptor CQ has no cohort"
             assert pcq.preemption.reclaim_within_cohort != PreemptionPolicy.NEVER, (
-                f"{w.key}: cross-CQ target with reclaimWithinCohort=Never (CL-GEN-2)"
+                f"CL-GEN-2: {w.key}: cross-CQ target with reclaimWithinCohort=Never"
             )
             assert entry.root(("cq", w.cluster_queue)) == entry.root(("cq", pcq.name)), (
-                f"{w.key}: target from {w.cluster_queue}, outside the preemptor's tree"
+                f"CL-GEN-3: {w.key}: target from {w.cluster_queue}, outside the preemptor's tree"
             )
             assert policy_allows(pcq.preemption.reclaim_within_cohort, scenario.preemptor, w, scenario.config), (
-                f"{w.key}: reclaimWithinCohort={pcq.preemption.reclaim_within_cohort.value} does not allow it (POL-6)"
+                f"POL-6: {w.key}: reclaimWithinCohort={pcq.preemption.reclaim_within_cohort.value} does not allow it"
             )
             if reason == "InCohortReclaimWhileBorrowing":
                 allowed, threshold = borrow_within_cohort(pcq)
                 ep_c = effective_priority(w, scenario.config)
                 ep_p = effective_priority(scenario.preemptor, scenario.config)
-                assert allowed, f"{w.key}: InCohortReclaimWhileBorrowing but borrowWithinCohort is forbidden"
-                assert ep_c < ep_p, f"{w.key}: InCohortReclaimWhileBorrowing with EP {ep_c} >= preemptor EP {ep_p}"
+                assert allowed, f"CL-VAR-1: {w.key}: InCohortReclaimWhileBorrowing but borrowWithinCohort is forbidden (POL-8)"
+                assert ep_c < ep_p, f"CL-VAR-1: {w.key}: InCohortReclaimWhileBorrowing with EP {ep_c} >= preemptor EP {ep_p}"
                 assert threshold is None or ep_c <= threshold, (
-                    f"{w.key}: InCohortReclaimWhileBorrowing with EP {ep_c} above threshold {threshold}"
+                    f"CL-VAR-1: {w.key}: InCohortReclaimWhileBorrowing with EP {ep_c} above threshold {threshold}"
                 )
         expected = expected_variant(scenario, entry, w)
-        assert expected.variant is not None, f"{w.key} ({reason}) is not a candidate per the spec: {expected.why}"
+        assert expected.variant is not None, f"CL-GEN-1/CL-GEN-3: {w.key} ({reason}) is not a candidate per the spec: {expected.why}"
         assert reason == REASON_OF_VARIANT[expected.variant], (
-            f"{w.key}: reason {reason}, spec variant {expected.variant} ({expected.why}) gives "
+            f"CL-VAR-2: {w.key}: reason {reason}, spec variant {expected.variant} ({expected.why}) gives "
             f"{REASON_OF_VARIANT[expected.variant]}"
         )
         without_borrowing = without_borrowing or expected.variant == RECLAIM_WITHOUT_BORROWING
     if without_borrowing:
         assert _fits(scenario, _remaining(scenario, targets), allow_borrowing=False), (
-            "a RECLAIM_WITHOUT_BORROWING target was used, so the no-borrow attempt selected the set, "
-            "yet the preemptor does not fit without borrowing after removing it (CL-VAR-3, CL-ATT-2)"
+            "CL-VAR-3/CL-ATT-2: a RECLAIM_WITHOUT_BORROWING target was used, so the no-borrow attempt selected "
+            "the set, yet the preemptor does not fit without borrowing after removing it"
         )
 
 
@@ -235,7 +243,7 @@ def check_fits_after_removal(scenario: Scenario, targets: Sequence[Target]) -> N
     if not targets:
         return
     assert _fits(scenario, _remaining(scenario, targets), allow_borrowing=True), (
-        "the preemptor does not fit after removing every target (GT-4)"
+        "GT-4: the preemptor does not fit after removing every target"
     )
 
 
@@ -277,11 +285,11 @@ def check_minimality(scenario: Scenario, targets: Sequence[Target]) -> None:
     for t in targets:
         again = [*remaining, t.workload]
         assert not _fits(scenario, again, allow_borrowing=False), (
-            f"re-adding target {t.workload.key} still fits without borrowing: the set is not minimal (FB-2)"
+            f"FB-2: re-adding target {t.workload.key} still fits without borrowing: the set is not minimal"
         )
         if borrowing:
             assert not _fits(scenario, again, allow_borrowing=True), (
-                f"re-adding target {t.workload.key} still fits (borrowing attempt): the set is not minimal (FB-2)"
+                f"FB-2: re-adding target {t.workload.key} still fits (borrowing attempt): the set is not minimal"
             )
 
 
@@ -306,8 +314,118 @@ def check_empty_result_justified(scenario: Scenario, targets: Sequence[Target]) 
         return
     remaining = [w for w in scenario.workloads if w.key not in own]
     assert not _fits(scenario, remaining, allow_borrowing=True), (
-        f"no targets, yet evicting the own-CQ candidates {sorted(own)} makes the preemptor fit (CL-ATT-2)"
+        f"CL-ATT-2: no targets, yet evicting the own-CQ candidates {sorted(own)} makes the preemptor fit"
     )
+
+
+# --------------------------------------------------------------------------- attempts
+
+
+def _attempts(scenario: Scenario, entry: SpecTree) -> list[bool]:
+    """CL-ATT-1's attempt list, with the CL-GEN-8 flags from the spec classification."""
+    pcq = _cq(scenario, scenario.cluster_queue)
+    variants = {expected_variant(scenario, entry, w).variant for w in scenario.workloads}
+    no_hier = HIERARCHICAL_RECLAIM not in variants
+    no_other = no_hier and not variants & {RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING}
+    forbidden = not borrow_within_cohort(pcq)[0]
+    p_node: Node = ("cq", pcq.name)
+    under = all(entry.sq(p_node, fr) > entry.u(p_node, fr) for fr in scenario.assignment.preempt)
+    if no_other or (forbidden and not under):
+        return [True]
+    if forbidden and no_hier:
+        return [False, True]
+    return [True, False]
+
+
+def _surely_evicted_by_failed_attempt(scenario: Scenario, entry: SpecTree, allow_borrowing: bool) -> list[set[str]]:
+    """What an attempt that fails has certainly evicted, one set per possible first candidate.
+
+    Own-queue candidates are always valid (CL-VALID-1), so a failed attempt evicted them all.
+    Every cross-queue candidate is valid at entry (CL-GEN-3/5 check the same conditions),
+    validity only gets lost by removals, and removing own-queue workloads never changes the
+    queues and cohorts CL-VALID-1 looks at (they lie outside the preemptor's branch). So the
+    first cross-queue candidate the attempt may use (CL-VAR-3), in CL-GEN-7 order, is evicted
+    too. Under ORD ties any candidate of the first tie class can be that one: one set each.
+    (Without such a candidate, or when ORD is cyclic on them, just the own-queue set.)
+    """
+    own: set[str] = set()
+    cross: dict[tuple[int, int], list[_Cand]] = {}
+    for w in scenario.workloads:
+        variant = expected_variant(scenario, entry, w).variant
+        if variant == WITHIN_CQ:
+            own.add(w.key)
+        elif variant is not None and not (allow_borrowing and variant == RECLAIM_WITHOUT_BORROWING):
+            # CL-GEN-7: evicted before not evicted, then the hierarchy bucket before the priority one.
+            group = (0 if w.evicted else 1, 0 if variant == HIERARCHICAL_RECLAIM else 1)
+            cross.setdefault(group, []).append(_Cand(w, variant, None))
+    if not cross:
+        return [own]
+    classes = _tie_classes(scenario, cross[min(cross)])
+    if classes is None:
+        return [own]
+    return [own | {c.workload.key} for c in classes[0]]
+
+
+def _assert_attempt_can_fail(
+    scenario: Scenario, entry: SpecTree, allow_borrowing: bool, attempts: list[bool], why: str
+) -> None:
+    options = _surely_evicted_by_failed_attempt(scenario, entry, allow_borrowing)
+    if all(_fits(scenario, [w for w in scenario.workloads if w.key not in gone], allow_borrowing=allow_borrowing) for gone in options):
+        assert False, (
+            f"CL-ATT-2: {why}, so the allow_borrow={allow_borrowing} attempt (attempts {attempts}) failed; but "
+            f"it surely evicts one of {[sorted(g) for g in options]} (own-queue candidates, then its first "
+            f"cross-queue candidate, CL-VALID-1, CL-GEN-7) and the preemptor then fits"
+        )
+
+
+def check_attempt(scenario: Scenario, targets: Sequence[Target]) -> None:
+    """CL-ATT-1/CL-ATT-2: the result is what the spec's attempt list returns.
+
+    The attempt list follows from the entry state (CL-ATT-1, CL-GEN-8). The attempt that
+    produced a non-empty set is known when a target is RECLAIM_WITHOUT_BORROWING (only the
+    no-borrow attempt may use it, CL-VAR-3), when the set does not fit without borrowing
+    (the no-borrow attempt returns only on ``fits(false)``, FB-2 keeps it), or when the list
+    has one attempt. Then:
+
+    * the attempt must be in the list;
+    * the set is minimal in that attempt's own fit sense (FB-2, see :func:`check_minimality`
+      for the argument): re-adding any target breaks ``fits(allow_borrow)``;
+    * every attempt before it failed.
+
+    An empty result means every attempt failed. An attempt that fails evicted every
+    own-queue candidate and its first usable cross-queue candidate without ever fitting
+    (see ``_surely_evicted_by_failed_attempt``), so by monotonicity the preemptor does not
+    fit in that attempt's sense with just those evicted. If it does, the attempt would have
+    returned a set.
+    """
+    entry = SpecTree(scenario, scenario.workloads)
+    attempts = _attempts(scenario, entry)
+    if not targets:
+        for allow_borrowing in attempts:
+            _assert_attempt_can_fail(scenario, entry, allow_borrowing, attempts, "no targets")
+        return
+    variants = [expected_variant(scenario, entry, t.workload).variant for t in targets]
+    remaining = _remaining(scenario, targets)
+    attempt: bool | None = None
+    if RECLAIM_WITHOUT_BORROWING in variants:
+        attempt = False
+        assert False in attempts, (
+            f"CL-ATT-1: a RECLAIM_WITHOUT_BORROWING target, but the attempt list is {attempts} "
+            "(no no-borrow attempt runs, CL-VAR-3)"
+        )
+    elif attempts == [True] or not _fits(scenario, remaining, allow_borrowing=False):
+        attempt = True
+    if attempt is None:
+        return
+    for t in targets:
+        assert not _fits(scenario, [*remaining, t.workload], allow_borrowing=attempt), (
+            f"FB-2: re-adding target {t.workload.key} still fits with allow_borrow={attempt} "
+            f"(the attempt that produced the set): it is not minimal"
+        )
+    for earlier in attempts[: attempts.index(attempt)]:
+        _assert_attempt_can_fail(
+            scenario, entry, earlier, attempts, f"the targets come from the allow_borrow={attempt} attempt"
+        )
 
 
 # --------------------------------------------------------------------------- reference
@@ -336,11 +454,32 @@ def _ord_key(scenario: Scenario, w: Workload) -> tuple[int, int, int, float, str
     )
 
 
+def _ord_cmp(scenario: Scenario, a: Workload, b: Workload) -> int:
+    """ORD-1..ORD-6 as a comparator: negative when ``a`` is preempted first (ORD-3 with AFS)."""
+    ka, kb = _ord_key(scenario, a), _ord_key(scenario, b)
+    if ka[:2] != kb[:2]:
+        return -1 if ka[:2] < kb[:2] else 1
+    if (
+        scenario.config.admission_fair_sharing
+        and a.cluster_queue == b.cluster_queue
+        and a.local_queue != b.local_queue
+        and a.local_queue_fs_usage is not None
+        and b.local_queue_fs_usage is not None
+        and a.local_queue_fs_usage != b.local_queue_fs_usage
+    ):
+        return -1 if a.local_queue_fs_usage > b.local_queue_fs_usage else 1  # ORD-3: higher usage first
+    if ka[2:] != kb[2:]:
+        return -1 if ka[2:] < kb[2:] else 1
+    return 0
+
+
 def ord_ties_across_queues(scenario: Scenario) -> bool:
     """Do two workloads of different ClusterQueues tie on every ORD criterion?
 
-    Only then does the order among candidates depend on the traversal order (CL-GEN-7a),
-    which tests must not assert; ties inside one queue are broken by key in every reading.
+    Then the library's order among them follows its traversal order (CL-GEN-7a, a library
+    decision). Inside one queue the library breaks ties by key, also a library decision:
+    Kueue leaves them open (ORD-7), so a checker of another scheduler must accept every
+    tie order — :func:`reference_classic_answers` does.
     """
     seen: dict[tuple[int, int, int, float, str], str] = {}
     for w in scenario.workloads:
@@ -350,20 +489,12 @@ def ord_ties_across_queues(scenario: Scenario) -> bool:
     return False
 
 
-def reference_classic(scenario: Scenario) -> list[tuple[str, str]]:
-    """A direct transcription of CL-GEN/CL-VAR/CL-VALID/CL-ATT/FB-2 (classic, AFS/NP/cost off).
-
-    Returns ``(workload key, reason)`` in GT-7 order. Quota is recomputed from the admitted
-    set at every step (Q-6), which equals Q-7's incremental updates for these small amounts.
-    """
+def _buckets(scenario: Scenario, entry: SpecTree) -> tuple[list[_Cand], list[_Cand], list[_Cand]]:
+    """CL-GEN-1..CL-GEN-3: the hierarchy, priority and same-queue buckets, in traversal order."""
     config = scenario.config
-    assert config.fair_sharing is None and not config.admission_fair_sharing
-    assert not config.preemption_cost_enabled and not config.non_preemptible_enabled
     pcq = _cq(scenario, scenario.cluster_queue)
     p_node: Node = ("cq", pcq.name)
     frnp = scenario.assignment.preempt
-    requests = scenario.assignment.requests
-    entry = SpecTree(scenario, scenario.workloads)
     by_queue: dict[str, list[Workload]] = {}
     for w in sorted(scenario.workloads, key=lambda w: w.key):
         by_queue.setdefault(w.cluster_queue, []).append(w)
@@ -415,23 +546,27 @@ def reference_classic(scenario: Scenario) -> list[tuple[str, str]]:
                     bucket.append(_Cand(w, v, subtree_root))
 
     if pcq.cohort is not None and pcq.preemption.reclaim_within_cohort != PreemptionPolicy.NEVER:
-        adv, rem = entry.fit_probe(p_node, requests)
+        adv, rem = entry.fit_probe(p_node, scenario.assignment.requests)
         prev = p_node
         for a in entry.ancestors(p_node):
             collect(a, a, prev, adv, hierarchy if adv else priority)
             fits_a, rem = entry.fit_probe(a, rem)
             adv = adv or fits_a
             prev = a
+    return hierarchy, priority, same_queue
 
-    # CL-GEN-7 (stable sorts; the traversal order above is CL-GEN-7a's)
-    buckets = [sorted(b, key=lambda c: _ord_key(scenario, c.workload)) for b in (hierarchy, priority, same_queue)]
+
+def _run(scenario: Scenario, entry: SpecTree, buckets: Sequence[Sequence[_Cand]], no_other: bool, no_hier: bool) -> list[tuple[str, str]]:
+    """CL-GEN-7's concatenation of sorted buckets, then CL-ATT-1/CL-ATT-2 with CL-VALID-1 and FB-2."""
+    pcq = _cq(scenario, scenario.cluster_queue)
+    p_node: Node = ("cq", pcq.name)
+    frnp = scenario.assignment.preempt
+    requests = scenario.assignment.requests
     ordered = [c for b in buckets for c in b if c.workload.evicted] + [
         c for b in buckets for c in b if not c.workload.evicted
     ]
 
     # CL-ATT-1
-    no_other = not hierarchy and not priority
-    no_hier = not hierarchy
     forbidden = not borrow_within_cohort(pcq)[0]
     under = all(entry.sq(p_node, fr) > entry.u(p_node, fr) for fr in frnp)
     if no_other or (forbidden and not under):
@@ -478,3 +613,146 @@ def reference_classic(scenario: Scenario) -> list[tuple[str, str]]:
                         result.pop()
                 return [(c.workload.key, REASON_OF_VARIANT[c.variant]) for c in result]
     return []
+
+
+def reference_classic(scenario: Scenario) -> list[tuple[str, str]]:
+    """A direct transcription of CL-GEN/CL-VAR/CL-VALID/CL-ATT/FB-2 (classic, AFS/NP/cost off).
+
+    Returns ``(workload key, reason)`` in GT-7 order, resolving ORD ties like the library
+    (traversal order CL-GEN-7a, stable sort ORD-7). Quota is recomputed from the admitted
+    set at every step (Q-6), which equals Q-7's incremental updates for these small amounts.
+    """
+    config = scenario.config
+    assert config.fair_sharing is None and not config.admission_fair_sharing
+    assert not config.preemption_cost_enabled and not config.non_preemptible_enabled
+    entry = SpecTree(scenario, scenario.workloads)
+    hierarchy, priority, same_queue = _buckets(scenario, entry)
+    buckets = [sorted(b, key=lambda c: _ord_key(scenario, c.workload)) for b in (hierarchy, priority, same_queue)]
+    return _run(scenario, entry, buckets, not hierarchy and not priority, not hierarchy)
+
+
+def _tie_classes(scenario: Scenario, bucket: Sequence[_Cand]) -> list[list[_Cand]] | None:
+    """The bucket sorted by ORD as classes of mutually tied candidates; ``None`` when ORD is
+    not a strict weak order on it (an ORD-3 cycle, ORD-9), so the sorted order is not fixed."""
+    ws = [c.workload for c in bucket]
+    n = len(ws)
+    cmp = [[_ord_cmp(scenario, ws[i], ws[j]) for j in range(n)] for i in range(n)]
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                # Transitivity of "before" and of "tied", the two laws a strict weak order needs.
+                if cmp[i][j] < 0 and cmp[j][k] < 0 and cmp[i][k] >= 0:
+                    return None
+                if cmp[i][j] == 0 and cmp[j][k] == 0 and cmp[i][k] != 0:
+                    return None
+
+    def by_ord(i: int, j: int) -> int:
+        return cmp[i][j]
+
+    order = sorted(range(n), key=functools.cmp_to_key(by_ord))
+    classes: list[list[_Cand]] = []
+    for pos, i in enumerate(order):
+        if pos and cmp[order[pos - 1]][i] == 0:
+            classes[-1].append(bucket[i])
+        else:
+            classes.append([bucket[i]])
+    return classes
+
+
+def candidate_order_is_strict(scenario: Scenario) -> bool:
+    """Is ORD (ORD-1..ORD-6, ORD-3 with admission fair sharing) a strict total order on every
+    candidate bucket (CL-GEN-7)? Then the candidate order, hence the answer, is unique."""
+    entry = SpecTree(scenario, scenario.workloads)
+    for bucket in _buckets(scenario, entry):
+        classes = _tie_classes(scenario, bucket)
+        if classes is None or any(len(cls) > 1 for cls in classes):
+            return False
+    return True
+
+
+def reference_classic_answers(scenario: Scenario, *, limit: int = 24) -> list[list[tuple[str, str]]] | None:
+    """Every answer the spec allows: :func:`reference_classic` under each order of tied candidates.
+
+    Kueue sorts candidates with an unstable sort (ORD-7), so candidates that tie on every
+    ORD criterion (equal or empty UIDs, ORD-6) may come in any relative order; the traversal
+    order (CL-GEN-7a) is only the library's choice. Each bucket is sorted by ORD-1..ORD-6
+    (ORD-3 with admission fair sharing) and every permutation of each class of tied
+    candidates is run through CL-VALID-1, CL-ATT-1/2 and FB-2. Returns the distinct answers
+    (``(key, reason)`` lists in GT-7 order), or ``None`` when the spec does not fix the
+    order (ORD is cyclic on a bucket, ORD-9), when more than ``limit`` orders would have to
+    be run, or when fair sharing, preemption cost or non-preemptible workloads are on.
+
+    Cost: one :func:`reference_classic`-sized run per order (at most ``limit``).
+    """
+    config = scenario.config
+    if config.fair_sharing is not None or config.preemption_cost_enabled or config.non_preemptible_enabled:
+        return None
+    entry = SpecTree(scenario, scenario.workloads)
+    hierarchy, priority, same_queue = _buckets(scenario, entry)
+    per_bucket: list[list[list[_Cand]]] = []
+    count = 1
+    for bucket in (hierarchy, priority, same_queue):
+        classes = _tie_classes(scenario, bucket)
+        if classes is None:
+            return None
+        options = [[c for cls in classes for c in cls]]
+        tied = [cls for cls in classes if len(cls) > 1]
+        if tied:
+            options = [
+                [c for part in parts for c in part]
+                for parts in itertools.product(
+                    *([list(p) for p in itertools.permutations(cls)] if len(cls) > 1 else [cls] for cls in classes)
+                )
+            ]
+        count *= len(options)
+        if count > limit:
+            return None
+        per_bucket.append(options)
+    answers: list[list[tuple[str, str]]] = []
+    for buckets in itertools.product(*per_bucket):
+        answer = _run(scenario, entry, buckets, not hierarchy and not priority, not hierarchy)
+        if answer not in answers:
+            answers.append(answer)
+    return answers
+
+
+def check_matches_reference(scenario: Scenario, targets: Sequence[Target], *, ordered: bool = False) -> None:
+    """The result is one of the answers the spec allows (:func:`reference_classic_answers`).
+
+    Compared as a set of ``(key, reason)`` (GT-7: callers should treat the result as a set);
+    ``ordered=True`` also compares the order of selection (GT-7, FB-2's swap-removal). Does
+    nothing when the spec leaves the answer open (see :func:`reference_classic_answers`).
+    """
+    answers = reference_classic_answers(scenario)
+    if answers is None:
+        return
+    got = [(t.workload.key, t.reason.value) for t in targets]
+    if ordered:
+        assert got in answers, f"GT-7/CL-ATT-2: the result {got} is none of the spec's answers {answers}"
+        return
+    assert any(set(got) == set(a) and len(got) == len(a) for a in answers), (
+        f"CL-ATT-2/CL-VALID-1/FB-2: the targets {sorted(got)} are none of the spec's answers "
+        f"{[sorted(a) for a in answers]} (CL-GEN-7 order, lazy validity, attempts, fill-back)"
+    )
+
+
+def check_classic(scenario: Scenario, targets: Sequence[Target]) -> None:
+    """Every classic checker, the specific rules first, then the reference answers.
+
+    :func:`check_target_set_shape`, :func:`check_targets_policy` (POL, CL-GEN, CL-VAR-2),
+    :func:`check_fits_after_removal` (GT-4), :func:`check_minimality` (FB-2),
+    :func:`check_empty_result_justified`, :func:`check_attempt` (CL-ATT-1/2) and
+    :func:`check_matches_reference` (the answers the spec allows, when it fixes them: no
+    ORD cycle and few tie orders). The last one pins down what the others leave open —
+    e.g. an empty answer where a cross-queue reclaim makes room but the attempt's first
+    candidate could be a tied workload that frees nothing.
+
+    Cost: a few quota-model recomputations per target, plus up to 24 reference runs.
+    """
+    check_target_set_shape(scenario, targets)
+    check_targets_policy(scenario, targets)
+    check_fits_after_removal(scenario, targets)
+    check_minimality(scenario, targets)
+    check_empty_result_justified(scenario, targets)
+    check_attempt(scenario, targets)
+    check_matches_reference(scenario, targets)

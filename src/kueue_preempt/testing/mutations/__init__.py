@@ -16,6 +16,10 @@ from kueue_preempt.testing.mutations.measure import (
     OperatorRate,
     measure,
 )
+from kueue_preempt.testing.mutations.classic import (
+    CLASSIC_OPERATORS,
+    classic_mutants,
+)
 from kueue_preempt.testing.mutations.fair import (
     fair_mutants,
 )
@@ -37,6 +41,9 @@ __all__ = [
     "OperatorRate",
     "Measurement",
     "measure",
+    # classic
+    "CLASSIC_OPERATORS",
+    "classic_mutants",
     # fair
     "fair_mutants",
     # assignment

@@ -16,8 +16,10 @@ from kueue_preempt.testing.strategies.classic import (
     FLAVORS,
     RESOURCES,
     T0,
+    ClassicScenario,
     Scenario,
     build_snapshot,
+    classic_scenarios,
     configs,
     scenarios,
 )
@@ -64,8 +66,10 @@ __all__ = [
     "FLAVORS",
     "RESOURCES",
     "T0",
+    "ClassicScenario",
     "Scenario",
     "build_snapshot",
+    "classic_scenarios",
     "configs",
     "scenarios",
     # fair

@@ -1,8 +1,10 @@
 """Hypothesis strategies that build valid random classic-preemption scenarios.
 
-A :class:`Scenario` is everything ``get_targets`` reads: the quota tree (cohorts and
-ClusterQueues), the admitted workloads, the pending preemptor, the ClusterQueue it is being
-admitted into, its flavor assignment, ``now`` and the configuration.
+A :class:`ClassicScenario` (historical name: ``Scenario``) is everything ``get_targets``
+reads: the quota tree (cohorts and ClusterQueues), the admitted workloads, the pending
+preemptor, the ClusterQueue it is being admitted into, its flavor assignment, ``now`` and the
+configuration. :func:`classic_scenarios` draws them; :func:`scenarios` is the same strategy
+with its original knobs.
 
 Generation follows the validation facts of the spec:
 
@@ -25,16 +27,19 @@ Generation follows the validation facts of the spec:
   request exceeds ``Available`` (FA-1/FA-2). A ``Preempt`` request never exceeds the
   potential available quota (Q-10): such a request would be ``NoFit`` and Kueue would not
   call ``get_targets``. Only scenarios where the preemptor does not fit before preemption
-  are produced (Kueue calls ``get_targets`` only for ``Preempt`` assignments, CTX-1).
+  are produced (Kueue calls ``get_targets`` only for ``Preempt`` assignments, CTX-1). Two
+  preemptors in three outrank every admitted workload's base priority, so that the priority
+  policies leave candidates; about half the scenarios need a non-empty answer.
 
 FA-1's last condition for ``Preempt`` (nominal ≥ request, or a proper subtree fits it, or
 borrowing within the cohort is allowed) is deliberately *not* enforced: the properties hold
 for any input, and dropping the filter keeps more scenarios.
 
-Options: ``reclaim_focus`` skews towards cross-queue reclamation (plain random trees rarely
-produce it), ``unique_uids`` makes the candidate order strict (for exact comparisons), and
-``config`` chooses the gates. Small choices are packed into few draws (:class:`Choices`) so
-that 500 examples per property stay fast.
+Draws are rarely discarded: when nothing could be freed anywhere, the draw is repaired
+(everything admitted, a nominal or a quota-using workload added) rather than rejected, and
+every workload slot is drawn whether used or not, so that Hypothesis does not cut early
+draws short. Small choices are packed into few draws (:class:`Choices`) so that 500
+examples per property stay fast.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Sequence
 
-from hypothesis import assume
+import attrs
 from hypothesis import strategies as st
 
 from kueue_preempt import (
@@ -71,8 +76,10 @@ __all__ = [
     "FLAVORS",
     "RESOURCES",
     "T0",
+    "ClassicScenario",
     "Scenario",
     "build_snapshot",
+    "classic_scenarios",
     "configs",
     "scenarios",
 ]
@@ -85,8 +92,12 @@ NOW = T0 + timedelta(hours=1)
 
 
 @dataclass(frozen=True)
-class Scenario:
-    """One input of ``get_targets``. ``cluster_queue`` is the preemptor's ClusterQueue."""
+class ClassicScenario:
+    """One input of ``get_targets``. ``cluster_queue`` is the preemptor's ClusterQueue.
+
+    Holds every input of the decision; :meth:`decide` returns the library's answer on a
+    fresh snapshot. The fair-sharing strategies reuse it with a fair-sharing ``config``.
+    """
 
     cluster_queues: list[ClusterQueue]
     cohorts: list[Cohort]
@@ -126,8 +137,12 @@ class Scenario:
         )
 
 
+Scenario = ClassicScenario
+"""The historical name of :class:`ClassicScenario` (same class)."""
+
+
 def build_snapshot(
-    scenario: Scenario,
+    scenario: ClassicScenario,
     workloads: Sequence[Workload] | None = None,
     cluster_queues: Sequence[ClusterQueue] | None = None,
     cohorts: Sequence[Cohort] | None = None,
@@ -184,7 +199,7 @@ _NOMINALS = [0, 0, 1, 2, 3, 4, 5, 0]
 """ClusterQueue nominals; zero is frequent so that queues borrow (and can be reclaimed from)."""
 _COHORT_NOMINALS = [0, 1, 2, 3]
 _LIMITS: list[int | None] = [None, None, 0, 1, 2, 3, 4]
-_WITHIN = [PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY]
+
 _RECLAIM = [
     PreemptionPolicy.NEVER,
     PreemptionPolicy.LOWER_PRIORITY,
@@ -266,8 +281,13 @@ _WORKLOAD_OPTIONS: list[Sequence[object]] = [
 ]
 
 
+def _workload_choices(draw: st.DrawFn) -> tuple[Choices, Choices]:
+    """The two draws one workload is decoded from (shape, then attributes)."""
+    return Choices(draw, *_POD_SET_OPTIONS), Choices(draw, *_WORKLOAD_OPTIONS)
+
+
 def _make_workload(
-    draw: st.DrawFn,
+    choices: tuple[Choices, Choices],
     index: int,
     cluster_queue: str,
     flavors: Sequence[str],
@@ -277,7 +297,7 @@ def _make_workload(
     invalid_boosts: bool = False,
 ) -> Workload:
     """An admitted workload of ``cluster_queue`` using only that queue's flavors."""
-    shape = Choices(draw, *_POD_SET_OPTIONS)
+    shape, c = choices
     n_pod_sets = shape.pick(_N_POD_SETS)
     pod_sets = []
     for p in range(2):
@@ -295,7 +315,6 @@ def _make_workload(
                 usage={r: v for r, (used, _, v) in zip(resources, entries) if used},
             )
         )
-    c = Choices(draw, *_WORKLOAD_OPTIONS)
     namespace, drawn_uid, local_queue = c.pick(_NAMESPACES), c.pick(_UIDS), c.pick(_LOCAL_QUEUES)
     priority, boost = c.pick(_PRIORITIES), _boost(c.pick(_BOOSTS), invalid_boosts)
     created, reserved = c.pick(_OPT_TIMES), c.pick(_RESERVED)
@@ -325,7 +344,7 @@ _COHORT_QUOTA_OPTIONS: list[Sequence[object]] = [_BOOLS, _BOOLS] + [_BOOLS, _COH
 _WHICH_FLAVORS = [0, 0, 1, 2]
 _CQ_QUOTA_OPTIONS: list[Sequence[object]] = [_WHICH_FLAVORS] + [_NOMINALS, _LIMITS, _LIMITS] * _N_FRS
 _STANDALONE = [False] * 7 + [True]
-_CQ_OPTIONS: list[Sequence[object]] = [_WITHIN, _RECLAIM, _BWC_KINDS, _THRESHOLDS, _BOOLS, _STANDALONE]
+
 _PREEMPTOR_OPTIONS: list[Sequence[object]] = [
     _UIDS,
     _LOCAL_QUEUES,
@@ -351,31 +370,143 @@ def _preempt_amount(draw: st.DrawFn, snapshot: Snapshot, node: QuotaNode, flavor
     return draw(st.integers(lo, caps[draw(st.integers(0, len(caps) - 1))]))
 
 
-@st.composite
+_WITHIN_VALUES = (
+    PreemptionPolicy.NEVER,
+    PreemptionPolicy.LOWER_PRIORITY,
+    PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY,
+)
+"""What ``withinClusterQueue`` accepts (POL-7)."""
+_RECLAIM_VALUES = (PreemptionPolicy.NEVER, PreemptionPolicy.LOWER_PRIORITY, PreemptionPolicy.ANY)
+"""What ``reclaimWithinCohort`` accepts (POL-7)."""
+_DEFAULT_WITHIN = [
+    PreemptionPolicy.NEVER,
+    PreemptionPolicy.LOWER_PRIORITY,
+    PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY,
+    PreemptionPolicy.LOWER_PRIORITY,
+    PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY,
+]
+"""``Never`` one time in five: a queue that cannot preempt its own workloads rarely has targets."""
+_PREEMPTOR_ABOVE = [False, True, True]
+"""Two preemptors in three outrank every admitted workload's base priority, so that the
+priority policies (POL-2/POL-3) admit candidates; the others draw from a small range that
+ties with the workloads (equal priorities, threshold edges)."""
+
+
+def _policy_options(
+    name: str, chosen: Sequence[PreemptionPolicy] | None, valid: Sequence[PreemptionPolicy], default: list[PreemptionPolicy]
+) -> list[PreemptionPolicy]:
+    if chosen is None:
+        return default
+    options = list(dict.fromkeys(chosen))
+    invalid = [p.value for p in options if p not in valid]
+    if invalid or not options:
+        raise ValueError(f"{name} must be a non-empty subset of {[p.value for p in valid]}, got {[p.value for p in chosen]}")
+    return options
+
+
+def classic_scenarios(
+    *,
+    config: st.SearchStrategy[PreemptionConfig] | None = None,
+    max_workloads: int = 8,
+    max_cluster_queues: int = 5,
+    reclaim_focus: bool = False,
+    unique_uids: bool = False,
+    invalid_boosts: bool = False,
+    cohorts: bool = True,
+    within_cluster_queue: Sequence[PreemptionPolicy] | None = None,
+    reclaim_within_cohort: Sequence[PreemptionPolicy] | None = None,
+    borrow_within_cohort: bool | None = None,
+) -> st.SearchStrategy[ClassicScenario]:
+    """Random classic-preemption scenarios in which the preemptor does not fit yet (CTX-1).
+
+    Knobs (keyword-only; each narrows the space):
+
+    * ``config``: strategy of :class:`~kueue_preempt.PreemptionConfig` (default
+      :func:`configs`: the classic gates of EP-2/POL-5, ``fair_sharing`` always ``None``
+      so ``get_targets`` runs the classic algorithm, GT-2);
+    * ``max_workloads`` (≥ 1): admitted workloads drawn (fewer are admitted when they do
+      not fit); ``max_cluster_queues`` (≥ 1): ClusterQueues in the tree;
+    * ``reclaim_focus``: skew towards cross-queue reclamation (CL-GEN-3..5): one flavor, at
+      least one cohort, every ClusterQueue in a cohort with ``reclaimWithinCohort != Never``,
+      small nominals for the other queues, whose workloads are admitted first (so they
+      borrow the preemptor queue's quota);
+    * ``unique_uids``: distinct non-empty UIDs, so ORD is a strict total order (ORD-6) and
+      the answer does not depend on how ties are traversed (CL-GEN-7a);
+    * ``invalid_boosts``: also draw boost annotations that are not int32 values (EP-5; the
+      library ignores each with a logged warning, so they are off by default);
+    * ``cohorts=False``: no cohort at all, so only same-queue preemption (CL-GEN-2,
+      CL-ATT-4); incompatible with ``reclaim_focus``;
+    * ``within_cluster_queue`` / ``reclaim_within_cohort``: the policies each ClusterQueue
+      draws from (POL-7's allowed values; default: every allowed value, ``Never`` rarely);
+      ``borrow_within_cohort``: ``False`` never allows borrowing while reclaiming (absent or
+      ``Never``), ``True`` always allows it (``LowerPriority``, where POL-7 permits it: not
+      with ``reclaimWithinCohort = Never``), ``None`` draws both.
+
+    Cost: a few dozen draws (small choices are packed with :class:`Choices`) and one or two
+    greedy admission passes over a library snapshot: a few milliseconds per example. Few
+    draws are discarded (about 5%: Hypothesis cutting long draws short early in a run).
+
+    ``config`` may also draw fair-sharing configurations (the fair-sharing strategies reuse
+    these scenarios); the classic checkers then do not apply.
+    """
+    if max_workloads < 1 or max_cluster_queues < 1:
+        raise ValueError("max_workloads and max_cluster_queues must be at least 1")
+    if reclaim_focus and not cohorts:
+        raise ValueError("reclaim_focus needs cohorts")
+    within = _policy_options("within_cluster_queue", within_cluster_queue, _WITHIN_VALUES, _DEFAULT_WITHIN)
+    reclaim = _policy_options("reclaim_within_cohort", reclaim_within_cohort, _RECLAIM_VALUES, list(_RECLAIM))
+    if reclaim_focus:
+        reclaim = [p for p in reclaim if p is not PreemptionPolicy.NEVER]
+        if not reclaim:
+            raise ValueError("reclaim_focus needs a reclaimWithinCohort other than Never")
+    bwc_kinds = _BWC_KINDS if borrow_within_cohort is None else (["LowerPriority"] if borrow_within_cohort else ["absent", "Never"])
+    return _classic_scenarios(
+        config=config,
+        max_workloads=max_workloads,
+        max_cluster_queues=max_cluster_queues,
+        reclaim_focus=reclaim_focus,
+        unique_uids=unique_uids,
+        invalid_boosts=invalid_boosts,
+        cohorts=cohorts,
+        within=within,
+        reclaim=reclaim,
+        bwc_kinds=bwc_kinds,
+    )
+
+
 def scenarios(
-    draw: st.DrawFn,
     *,
     config: st.SearchStrategy[PreemptionConfig] | None = None,
     max_workloads: int = 8,
     reclaim_focus: bool = False,
     unique_uids: bool = False,
     invalid_boosts: bool = False,
-) -> Scenario:
-    """A random classic-preemption scenario in which the preemptor does not fit yet.
+) -> st.SearchStrategy[ClassicScenario]:
+    """The historical entry point: :func:`classic_scenarios` with its original knobs."""
+    return classic_scenarios(
+        config=config,
+        max_workloads=max_workloads,
+        reclaim_focus=reclaim_focus,
+        unique_uids=unique_uids,
+        invalid_boosts=invalid_boosts,
+    )
 
-    ``reclaim_focus`` skews towards cross-queue preemption: one flavor, at least one cohort,
-    every ClusterQueue in a cohort with ``reclaimWithinCohort != Never``, small nominals for
-    the other queues, and their workloads admitted first (so they borrow the preemptor
-    queue's quota).
 
-    ``unique_uids`` gives every admitted workload a distinct non-empty UID (in random order),
-    so that ORD is a strict total order (ORD-6) and the result does not depend on how ties
-    are traversed (CL-GEN-7a).
-
-    ``invalid_boosts`` also draws priority-boost annotations that are not valid int32 values
-    (EP-5): the library ignores them and logs one warning per workload, so they are off by
-    default and a test run stays quiet.
-    """
+@st.composite
+def _classic_scenarios(
+    draw: st.DrawFn,
+    *,
+    config: st.SearchStrategy[PreemptionConfig] | None,
+    max_workloads: int,
+    max_cluster_queues: int,
+    reclaim_focus: bool,
+    unique_uids: bool,
+    invalid_boosts: bool,
+    cohorts: bool,
+    within: list[PreemptionPolicy],
+    reclaim: list[PreemptionPolicy],
+    bwc_kinds: list[str],
+) -> ClassicScenario:
     flavors = FLAVORS[:1] if reclaim_focus else FLAVORS[: draw(st.integers(1, len(FLAVORS)))]
     resources = RESOURCES[: draw(st.integers(1, len(RESOURCES)))]
     all_frs = [FlavorResource(f, r) for f in FLAVORS for r in RESOURCES]
@@ -383,13 +514,13 @@ def scenarios(
     # ---- cohort tree: roots, each with 0-2 child cohorts (at most two levels)
     tree = Choices(draw, _ROOT_COUNTS, _CHILD_COUNTS, _CHILD_COUNTS)
     cohort_parents: dict[str, str | None] = {}
-    n_roots = tree.pick(_ROOT_COUNTS) or int(reclaim_focus)
+    n_roots = (tree.pick(_ROOT_COUNTS) or int(reclaim_focus)) * cohorts
     for i in range(2):
         n_children = tree.pick(_CHILD_COUNTS)
         if i < n_roots:
             cohort_parents[f"c{i}"] = None
             cohort_parents.update({f"c{i}{j}": f"c{i}" for j in range(n_children)})
-    cohorts: list[Cohort] = []
+    cohort_objects: list[Cohort] = []
     for name, parent in cohort_parents.items():
         c = Choices(draw, *_COHORT_QUOTA_OPTIONS)
         has_quota, explicit = c.pick(_BOOLS), c.pick(_BOOLS)
@@ -401,21 +532,18 @@ def scenarios(
                 quotas[fr] = quota
         if parent is None and not quotas and not explicit:
             continue  # no Cohort object: the snapshot creates it implicitly
-        cohorts.append(Cohort(name=name, parent=parent, quotas=quotas))
+        cohort_objects.append(Cohort(name=name, parent=parent, quotas=quotas))
 
     # ---- ClusterQueues (mostly inside a cohort when there is one)
     cohort_names = list(cohort_parents)
     cluster_queues: list[ClusterQueue] = []
     cq_flavors: dict[str, list[str]] = {}
-    n_queues = draw(st.integers(1, 5))
+    n_queues = draw(st.integers(1, max_cluster_queues))
     preemptor_queue = draw(st.integers(0, n_queues - 1))
     for k in range(n_queues):
         name = f"q{k}"
-        c = Choices(draw, *_CQ_OPTIONS)
-        within, reclaim = c.pick(_WITHIN), c.pick(_RECLAIM)
-        if reclaim_focus and reclaim is PreemptionPolicy.NEVER:
-            reclaim = PreemptionPolicy.ANY
-        preemption = _preemption(within, reclaim, c.pick(_BWC_KINDS), c.pick(_THRESHOLDS))
+        c = Choices(draw, within, reclaim, bwc_kinds, _THRESHOLDS, _BOOLS, _STANDALONE)
+        preemption = _preemption(c.pick(within), c.pick(reclaim), c.pick(bwc_kinds), c.pick(_THRESHOLDS))
         usage_based = c.pick(_BOOLS)
         standalone = c.pick(_STANDALONE) and not reclaim_focus
         parent = None
@@ -437,9 +565,28 @@ def scenarios(
                 name=name, cohort=parent, quotas=quotas, preemption=preemption, admission_scope_usage_based=usage_based
             )
         )
+    pcq = f"q{preemptor_queue}"
+    empty = Snapshot(cluster_queues, cohort_objects, ())
+    capacity = [
+        (name, fr)
+        for name in sorted(cq_flavors)
+        for fr in (FlavorResource(f, r) for r in resources for f in cq_flavors[name])
+        if empty.potential_available(empty.cluster_queue(name), fr) > 0
+    ]
+    if not capacity:
+        # No quota anywhere (every nominal drawn zero): nothing could ever be preempted.
+        # Give the preemptor's ClusterQueue some nominal instead of discarding the draw.
+        fr = FlavorResource(cq_flavors[pcq][0], resources[0])
+        old = cluster_queues[preemptor_queue]
+        quota = old.quotas[fr]
+        new_quota = ResourceQuota(
+            nominal=draw(st.integers(1, 5)), borrowing_limit=quota.borrowing_limit, lending_limit=quota.lending_limit
+        )
+        cluster_queues[preemptor_queue] = attrs.evolve(old, quotas={**old.quotas, fr: new_quota})
+        empty = Snapshot(cluster_queues, cohort_objects, ())
+        capacity = [(pcq, fr)]
     by_name = {cq.name: cq for cq in cluster_queues}
     names = sorted(by_name)
-    pcq = f"q{preemptor_queue}"
 
     # ---- admitted workloads, admitted greedily; about a third belong to the preemptor's
     # ClusterQueue. Half the time the other queues' workloads are admitted first, so they
@@ -448,13 +595,17 @@ def scenarios(
     overcommitted = draw(st.integers(0, 4)) == 0
     others_first = reclaim_focus or draw(st.booleans())
     uids = [f"uid-{n}" for n in draw(st.permutations(range(max_workloads)))] if unique_uids else None
+    # Every workload slot is drawn, used or not: a draw whose length varies a lot with its
+    # content is cut short by Hypothesis early on (an overrun, i.e. a discarded draw).
+    n_workloads = draw(st.integers(1, max_workloads))
+    slots = [(Choices(draw, range(3 * len(names))), _workload_choices(draw)) for _ in range(max_workloads)]
     generated = []
-    for i in range(draw(st.integers(1, max_workloads))):
-        choice = draw(st.integers(0, 3 * len(names) - 1))
+    for i, (where, choices) in enumerate(slots[:n_workloads]):
+        choice = where.pick(range(3 * len(names)))
         cq_name = pcq if choice < len(names) else names[choice % len(names)]
         generated.append(
             _make_workload(
-                draw,
+                choices,
                 i,
                 cq_name,
                 cq_flavors[cq_name],
@@ -466,31 +617,67 @@ def scenarios(
         )
     if others_first:
         generated.sort(key=lambda w: w.cluster_queue == pcq)
-    snapshot = Snapshot(cluster_queues, cohorts, ())
-    admitted: list[Workload] = []
-    for w in generated:
-        node = snapshot.cluster_queue(w.cluster_queue)
-        if overcommitted or snapshot.fits(node, w.usage, allow_borrowing=True):
-            snapshot.add_workload(w)
-            admitted.append(w)
+
+    def admit(everything: bool) -> tuple[Snapshot, list[Workload]]:
+        snapshot = Snapshot(cluster_queues, cohort_objects, ())
+        admitted: list[Workload] = []
+        for w in generated:
+            node = snapshot.cluster_queue(w.cluster_queue)
+            if everything or snapshot.fits(node, w.usage, allow_borrowing=True):
+                snapshot.add_workload(w)
+                admitted.append(w)
+        return snapshot, admitted
 
     # ---- the preemptor's assignment (FA-1..FA-3). A Preempt mode needs an FR on which
     # usage could be freed (potential > available); if the drawn queue has none, the next
     # queue (by name) that has one takes the preemptor.
-    def bounds_of(name: str) -> dict[tuple[str, str], tuple[int, int]]:
+    def bounds_of(snapshot: Snapshot, name: str) -> dict[tuple[str, str], tuple[int, int]]:
         node = snapshot.cluster_queue(name)
         return {
             (fr.resource, fr.flavor): (snapshot.available(node, fr), snapshot.potential_available(node, fr))
             for fr in (FlavorResource(f, r) for r in resources for f in cq_flavors[name])
         }
 
-    start = names.index(pcq)
-    for pcq in names[start:] + names[:start]:
-        bounds = bounds_of(pcq)
-        preemptable = sorted(rf for rf, (avail, pot) in bounds.items() if pot > avail)
-        if preemptable:
-            break
-    assume(preemptable)  # nothing could ever be freed anywhere: no Preempt assignment exists
+    def preemptor_queue_of(snapshot: Snapshot) -> tuple[str, dict[tuple[str, str], tuple[int, int]], list[tuple[str, str]]]:
+        start = names.index(pcq)
+        for name in names[start:] + names[:start]:
+            bounds = bounds_of(snapshot, name)
+            preemptable = sorted(rf for rf, (avail, pot) in bounds.items() if pot > avail)
+            if preemptable:
+                break
+        return name, bounds, preemptable
+
+    snapshot, admitted = admit(overcommitted)
+    pcq, bounds, preemptable = preemptor_queue_of(snapshot)
+    if not preemptable and not overcommitted:
+        # Nothing admitted could ever be freed (too little quota for the drawn workloads):
+        # admit everything instead of discarding the draw.
+        snapshot, admitted = admit(True)
+        pcq, bounds, preemptable = preemptor_queue_of(snapshot)
+    if not preemptable:
+        # Still nothing: no drawn workload uses quota. One more workload, in a ClusterQueue
+        # with capacity, uses some of it.
+        name, fr = capacity[draw(st.integers(0, len(capacity) - 1))]
+        cap = empty.potential_available(empty.cluster_queue(name), fr)
+        if len(generated) == max_workloads:
+            generated.pop()  # it uses no quota anyway
+        index = len(generated)
+        w = _make_workload(
+            _workload_choices(draw),
+            index,
+            name,
+            cq_flavors[name],
+            resources,
+            by_name[name].admission_scope_usage_based,
+            None if uids is None else uids[index],
+            invalid_boosts,
+        )
+        amount = draw(st.integers(1, min(cap, 3)))
+        usage = PodSetUsage(name="ps0", count=1, flavors={fr.resource: fr.flavor}, usage={fr.resource: amount})
+        generated.append(attrs.evolve(w, pod_sets=[usage]))
+        snapshot, admitted = admit(True)
+        pcq, bounds, preemptable = preemptor_queue_of(snapshot)
+    assert preemptable
     node = snapshot.cluster_queue(pcq)
     r0, f0 = preemptable[draw(st.integers(0, len(preemptable) - 1))]
     requests: dict[FlavorResource, int] = {FlavorResource(f0, r0): _preempt_amount(draw, snapshot, node, f0, r0)}
@@ -511,10 +698,12 @@ def scenarios(
     assert preempt and not snapshot.fits(node, requests, allow_borrowing=True)
 
     # ---- the preemptor (pending: no admission; possibly evicted before, POL-5(a)/(b))
-    p = Choices(draw, *_PREEMPTOR_OPTIONS)
+    p = Choices(draw, *_PREEMPTOR_OPTIONS, _PREEMPTOR_ABOVE)
     uid, local_queue = p.pick(_UIDS), p.pick(_LOCAL_QUEUES)
     priority, boost = p.pick(_PREEMPTOR_PRIORITIES), _boost(p.pick(_BOOSTS), invalid_boosts)
     created, eviction = p.pick(_OPT_TIMES), p.pick(_EVICTIONS)
+    if p.pick(_PREEMPTOR_ABOVE):
+        priority = 1 + max((w.priority or 0 for w in admitted), default=0)
     preemptor = Workload(
         name="preemptor",
         namespace="pending",
@@ -528,9 +717,9 @@ def scenarios(
             PodSetUsage(name="main", count=1, flavors=flavor_of, usage={fr.resource: v for fr, v in requests.items()})
         ],
     )
-    return Scenario(
+    return ClassicScenario(
         cluster_queues=cluster_queues,
-        cohorts=cohorts,
+        cohorts=cohort_objects,
         workloads=admitted,
         preemptor=preemptor,
         cluster_queue=pcq,
