@@ -34,4 +34,4 @@ Example::
 
 from __future__ import annotations
 
-__all__ = ["strategies", "invariants", "mutations", "stateful"]
+__all__ = ["strategies", "invariants", "mutations", "stateful", "kinds"]
