@@ -1,12 +1,12 @@
 """The candidate index (issue 7) and the snapshot's incremental facts (issue 18) are caches.
 
-A random sequence of admissions, removals, what-if blocks and decisions runs on two snapshots
-built from the same objects, one with ``enable_index``. Every decision must return the same
-targets, in the same order and with the same reasons, on three paths: the maintained index,
-the default path (stored entries, over-quota sets, the incremental fair-sharing ordering) and
-the reference path (a traced decision, which keys, classifies and sorts every workload and
-scans every queue). After every step the stored entries and over-quota sets must equal what
-a recomputation from scratch gives.
+Random sequences of admissions, removals, index switches, what-if blocks and decisions run
+through the embedders' state machine (``kueue_preempt.testing.stateful.SnapshotMachine``):
+every decision must return the same targets, in the same order and with the same reasons, on
+the maintained index, the default path (stored entries, over-quota sets, the incremental
+fair-sharing ordering), a rebuilt snapshot and the reference path (a traced decision, which
+keys, classifies and sorts every workload and scans every queue). After every step the stored
+entries and over-quota sets must equal what a recomputation from scratch gives.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis.stateful import invariant
 from hypothesis import strategies as st
 
 from kueue_preempt import (
     Assignment,
-    BorrowWithinCohort,
     ClusterQueue,
     ClusterQueuePreemption,
     Cohort,
@@ -28,62 +28,18 @@ from kueue_preempt import (
     PreemptionConfig,
     ResourceQuota,
     Snapshot,
+    Target,
     Workload,
     get_targets,
 )
-from kueue_preempt.model import Condition
 from kueue_preempt import DecisionTrace
-from kueue_preempt.model.priority import BOOST_ANNOTATION
 from kueue_preempt.snapshot.quota import QuotaNode
+from kueue_preempt.testing.stateful import SnapshotMachine
+from kueue_preempt.testing.strategies import Scenario
 
 FRS = (FlavorResource("f", "cpu"), FlavorResource("f", "gpu"))
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 QUEUES = ("a", "b", "c", "d")
-
-
-def _queues(data: st.DataObject) -> list[ClusterQueue]:
-    draw = data.draw
-    out = []
-    for name in QUEUES:
-        reclaim = draw(st.sampled_from(["Never", "LowerPriority", "Any"]))
-        bwc = None
-        if reclaim != "Never" and draw(st.booleans()):
-            bwc = BorrowWithinCohort(policy="LowerPriority", max_priority_threshold=draw(st.none() | st.integers(0, 5)))
-        out.append(
-            ClusterQueue(
-                name=name,
-                cohort=None if name == "d" else ("left" if name in ("a", "b") else "right"),
-                quotas={fr: ResourceQuota(nominal=draw(st.integers(0, 6))) for fr in FRS},
-                preemption=ClusterQueuePreemption(
-                    within_cluster_queue=draw(st.sampled_from(["Never", "LowerPriority", "LowerOrNewerEqualPriority"])),
-                    reclaim_within_cohort=reclaim,
-                    borrow_within_cohort=bwc,
-                ),
-                fair_weight=draw(st.sampled_from([0.0, 0.5, 1.0, 2.0])),
-            )
-        )
-    return out
-
-
-@st.composite
-def _workload(draw: st.DrawFn, serial: int) -> Workload:
-    usage = {fr.resource: draw(st.integers(0, 3)) for fr in FRS if draw(st.booleans())} or {"cpu": 1}
-    evicted = draw(st.booleans())
-    reserved = draw(st.none() | st.integers(0, 5).map(lambda m: T0 + timedelta(minutes=m)))
-    return Workload(
-        name=f"w{serial}",
-        namespace="ns",
-        uid=draw(st.sampled_from(["", f"u{serial % 3}", f"u{serial}"])),
-        cluster_queue=draw(st.sampled_from(QUEUES)),
-        priority=draw(st.none() | st.integers(-2, 5)),
-        annotations={BOOST_ANNOTATION: draw(st.sampled_from(["1", "-1", "x"]))} if draw(st.booleans()) else {},
-        creation_time=T0 + timedelta(minutes=draw(st.integers(0, 3))),
-        quota_reserved_at=reserved,
-        evicted=evicted,
-        conditions=[Condition("Evicted", "True", "Preempted", T0)] if evicted else [],
-        preemption_cost=draw(st.none() | st.sampled_from(["0", "1", "2.5"])),
-        pod_sets=[PodSetUsage(flavors={r: "f" for r in usage}, usage=usage)],
-    )
 
 
 def assert_incremental_facts(snap: Snapshot) -> None:
@@ -127,101 +83,37 @@ def assert_incremental_facts(snap: Snapshot) -> None:
         assert index.any_evicted() == bool(evicted)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data())
-def test_indexed_decisions_equal_plain_decisions(data: st.DataObject) -> None:
-    """Index results == plain results over random add / remove / decide sequences."""
-    queues = _queues(data)
-    cohorts = [Cohort("root"), Cohort("left", parent="root"), Cohort("right", parent="root")]
-    initial = [data.draw(_workload(i)) for i in range(data.draw(st.integers(0, 12)))]
-    boost, cost = data.draw(st.booleans()), data.draw(st.booleans())
-    plain = Snapshot(queues, cohorts, initial)
-    indexed = Snapshot(queues, cohorts, initial)
-    index_config = PreemptionConfig(priority_boost=boost, preemption_cost_enabled=cost)
-    indexed.enable_index(index_config)
-    serial = len(initial)
-    for _ in range(data.draw(st.integers(1, 12))):
-        op = data.draw(st.sampled_from(["add", "remove", "decide", "decide", "what-if", "decide-after-removals"]))
-        if op == "what-if":
-            # Changes inside a block keep the stored facts in step and are undone on exit.
-            before = plain.state()
-            with plain.preserved():
-                present = list(plain.workloads())
-                for w in present[: data.draw(st.integers(0, 3))]:
-                    plain.remove_workload(w)
-                plain.add_workload(data.draw(_workload(serial)))
-                serial += 1
-                assert_incremental_facts(plain)
-            assert plain.state() == before
-        elif op == "decide-after-removals":
-            # The cycle's recomputation (SC-PE-3) decides with this cycle's victims removed
-            # inside a block: the index hides them (and shows a re-added one again) instead
-            # of going stale, and must still answer as the plain path does.
-            present = list(plain.workloads())
-            removed = present[: data.draw(st.integers(0, 3))]
-            back = removed[: data.draw(st.integers(0, 1))]
-            config = PreemptionConfig(
-                fair_sharing=FairSharingConfig() if data.draw(st.booleans()) else None,
-                priority_boost=boost,
-                preemption_cost_enabled=cost,
-            )
-            requests = {fr: data.draw(st.integers(0, 4)) for fr in FRS}
-            assignment = Assignment(
-                requests={fr: v for fr, v in requests.items() if v},
-                preempt=[fr for fr in FRS if requests[fr] and data.draw(st.booleans())],
-            )
-            preemptor = Workload(name="in", namespace="ns", uid="in", priority=data.draw(st.integers(-1, 6)))
-            cq = data.draw(st.sampled_from(QUEUES))
-            now = T0 + timedelta(minutes=3)
-            with plain.preserved(), indexed.preserved():
-                for snap in (plain, indexed):
-                    for w in removed:
-                        snap.remove_workload(w)
-                    for w in back:
-                        snap.add_workload(w)
-                assert indexed.index_for(config) is not None
-                want = get_targets(preemptor, cq, assignment, plain, config=config, now=now)
-                assert get_targets(preemptor, cq, assignment, indexed, config=config, now=now) == want
-                assert want == get_targets(preemptor, cq, assignment, plain, config=config, now=now, trace=DecisionTrace())
-        elif op == "add":
-            w = data.draw(_workload(serial))
-            serial += 1
-            plain.add_workload(w)
-            indexed.add_workload(w)
-        elif op == "remove":
-            present = list(plain.workloads())
-            if present:
-                w = data.draw(st.sampled_from(present))
-                plain.remove_workload(w)
-                indexed.remove_workload(w)
-        else:
-            fair = data.draw(st.booleans())
-            config = PreemptionConfig(
-                fair_sharing=FairSharingConfig() if fair else None, priority_boost=boost, preemption_cost_enabled=cost
-            )
-            requests = {fr: data.draw(st.integers(0, 4)) for fr in FRS}
-            preempt = [fr for fr in FRS if requests[fr] and data.draw(st.booleans())]
-            preemptor = Workload(name="in", namespace="ns", uid="in", priority=data.draw(st.integers(-1, 6)))
-            cq = data.draw(st.sampled_from(QUEUES))
-            now = T0 + timedelta(minutes=3)
-            assignment = Assignment(requests={fr: v for fr, v in requests.items() if v}, preempt=preempt)
-            assert indexed.index_for(config) is not None
-            before = indexed.state()
-            want = get_targets(preemptor, cq, assignment, plain, config=config, now=now)
-            got = get_targets(preemptor, cq, assignment, indexed, config=config, now=now)
-            reference = get_targets(preemptor, cq, assignment, plain, config=config, now=now, trace=DecisionTrace())
-            assert got == want == reference
-            # FS-RUN-1's fit test without the simulated usage: no what-if block, same answer.
-            node, request = plain.cluster_queue(cq), assignment.requests
-            for allow in (True, False):
-                with plain.preserved():
-                    plain.remove_usage(node, request)
-                    expected = plain.fits(node, request, allow_borrowing=allow)
-                assert plain.fits_without(node, request, request, allow_borrowing=allow) == expected
-            assert indexed.state() == before
-        assert indexed.state() == plain.state()
-        assert_incremental_facts(plain)
-        assert_incremental_facts(indexed)
+class IndexFactsMachine(SnapshotMachine):
+    """The embedders' state machine (admissions, removals, index on/off, decisions with and
+    without the index, what-if blocks) with the snapshot's stored incremental facts checked
+    after every step as well: entries per (queue, FlavorResource), the over-quota sets (Q-11)
+    and the O(1) evicted/unreserved answers equal a recomputation."""
+
+    @invariant()
+    def incremental_facts_match(self) -> None:
+        if self.snapshot is not None:
+            assert_incremental_facts(self.snapshot)
+
+    def check_decision(self, decision: Scenario, got: list[Target], want: list[Target]) -> None:
+        """Also the reference path: a traced decision keys, classifies and sorts every
+        workload and scans every queue, and must choose the same targets in the same order."""
+        super().check_decision(decision, got, want)
+        traced = get_targets(
+            decision.preemptor,
+            decision.cluster_queue,
+            decision.assignment,
+            decision.snapshot(),
+            config=decision.config,
+            now=decision.now,
+            trace=DecisionTrace(),
+        )
+        assert traced == want
+
+
+IndexFactsMachine.TestCase.settings = settings(
+    max_examples=150, stateful_step_count=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+TestIndexFactsMachine = IndexFactsMachine.TestCase
 
 
 def test_index_hides_removals_inside_what_if_blocks_and_goes_stale_on_other_changes() -> None:
