@@ -176,10 +176,6 @@ _BOOSTS: list[str | None] = [None] * 10 + [
 _INVALID_BOOSTS = frozenset(("abc", "1.5", " 1", "1\n", "\uff11", "2147483648", "-2147483649"))
 """The EP-5 values of ``_BOOSTS``: the library ignores them and logs a warning for each workload."""
 
-
-def _boost(value: str | None, invalid_boosts: bool) -> str | None:
-    """A drawn boost, an invalid one replaced by none unless the caller asked for them (EP-5)."""
-    return None if value in _INVALID_BOOSTS and not invalid_boosts else value
 _RESERVED: list[datetime | None] = [*_TIMES, *_TIMES, None]
 """QuotaReserved times; ``None`` (rare) exercises ORD-5's ``now`` fallback."""
 _EVICTED_REASONS = ["Preempted", "AdmissionCheck", "PodsReadyTimeout"]
@@ -199,6 +195,11 @@ _NOMINALS = [0, 0, 1, 2, 3, 4, 5, 0]
 """ClusterQueue nominals; zero is frequent so that queues borrow (and can be reclaimed from)."""
 _COHORT_NOMINALS = [0, 1, 2, 3]
 _LIMITS: list[int | None] = [None, None, 0, 1, 2, 3, 4]
+
+
+def _boost(value: str | None, invalid_boosts: bool) -> str | None:
+    """A drawn boost, an invalid one replaced by none unless the caller asked for them (EP-5)."""
+    return None if value in _INVALID_BOOSTS and not invalid_boosts else value
 
 _RECLAIM = [
     PreemptionPolicy.NEVER,
@@ -254,6 +255,21 @@ def _quota(choices: Choices, nominals: Sequence[int], has_parent: bool, *, cq: b
     if cq and ll is not None:
         ll = min(ll, nominal)  # Q-17: a ClusterQueue lends at most its nominal
     return ResourceQuota(nominal=nominal, borrowing_limit=bl, lending_limit=ll)
+
+
+def _admit_in_order(
+    cluster_queues: Sequence[ClusterQueue], cohorts: Sequence[Cohort], workloads: Sequence[Workload], *, everything: bool
+) -> tuple[Snapshot, list[Workload]]:
+    """Admit ``workloads`` in order, each only if it fits with borrowing (GT-5) — or every one
+    of them when ``everything`` (an overcommitted cluster: quota lowered after admission)."""
+    snapshot = Snapshot(cluster_queues, cohorts, ())
+    admitted: list[Workload] = []
+    for w in workloads:
+        node = snapshot.cluster_queue(w.cluster_queue)
+        if everything or snapshot.fits(node, w.usage, allow_borrowing=True):
+            snapshot.add_workload(w)
+            admitted.append(w)
+    return snapshot, admitted
 
 
 def _conditions(eviction: tuple[str, datetime] | None, preempted: tuple[str, str, datetime] | None) -> list[Condition]:
@@ -619,14 +635,7 @@ def _classic_scenarios(
         generated.sort(key=lambda w: w.cluster_queue == pcq)
 
     def admit(everything: bool) -> tuple[Snapshot, list[Workload]]:
-        snapshot = Snapshot(cluster_queues, cohort_objects, ())
-        admitted: list[Workload] = []
-        for w in generated:
-            node = snapshot.cluster_queue(w.cluster_queue)
-            if everything or snapshot.fits(node, w.usage, allow_borrowing=True):
-                snapshot.add_workload(w)
-                admitted.append(w)
-        return snapshot, admitted
+        return _admit_in_order(cluster_queues, cohort_objects, generated, everything=everything)
 
     # ---- the preemptor's assignment (FA-1..FA-3). A Preempt mode needs an FR on which
     # usage could be freed (potential > available); if the drawn queue has none, the next

@@ -60,7 +60,7 @@ from kueue_preempt import (
 )
 from kueue_preempt.model import BOOST_ANNOTATION, Condition, RequeuingTimestamp
 from kueue_preempt.testing.strategies.choices import Choices
-from kueue_preempt.testing.strategies.classic import FLAVORS, RESOURCES, T0
+from kueue_preempt.testing.strategies.classic import FLAVORS, RESOURCES, T0, _admit_in_order, _boost
 
 __all__ = ["STRATEGY_LISTS", "FairScenario", "fair_scenarios"]
 
@@ -129,7 +129,6 @@ _UIDS = ["", "", "u0", "u1", "u2", "u3"]
 _PRIORITIES: list[int | None] = [None, -1, 0, 1, 2, 3]
 _PREEMPTOR_PRIORITIES: list[int | None] = [None, 0, 1, 2, 3, 4]
 _BOOSTS: list[str | None] = [None] * 8 + ["", "0", "1", "-1", "+2", "abc", "2147483648"]
-_INVALID_BOOSTS = frozenset(("abc", "2147483648"))
 _EVICTIONS: list[tuple[str, datetime] | None] = [None] * 12 + [
     (r, t) for r in ("Preempted", "AdmissionCheck", "PodsReadyTimeout") for t in _TIMES[:2]
 ]
@@ -169,11 +168,6 @@ _WORKLOAD_OPTIONS: list[Sequence[object]] = [
     _RESERVED,
     _EVICTIONS,
 ]
-
-
-def _boost(value: str | None, invalid_boosts: bool) -> str | None:
-    """A drawn boost; an invalid one (EP-5, logged by the library) only when asked for."""
-    return None if value in _INVALID_BOOSTS and not invalid_boosts else value
 
 
 def _conditions(eviction: tuple[str, datetime] | None) -> list[Condition]:
@@ -431,14 +425,7 @@ def fair_scenarios(
         generated.sort(key=lambda w: w.cluster_queue == pcq)
 
     def admit(everything: bool) -> tuple[Snapshot, list[Workload]]:
-        snapshot = Snapshot(cluster_queues, cohorts, ())
-        admitted: list[Workload] = []
-        for w in generated:
-            node = snapshot.cluster_queue(w.cluster_queue)
-            if everything or snapshot.fits(node, w.usage, allow_borrowing=True):
-                snapshot.add_workload(w)
-                admitted.append(w)
-        return snapshot, admitted
+        return _admit_in_order(cluster_queues, cohorts, generated, everything=everything)
 
     snapshot, admitted = admit(overcommitted)
 
