@@ -332,9 +332,13 @@ _INT_RE = re.compile(r"[+-]?[0-9]+", re.ASCII)
 
 def _parse_int64(value: str) -> int | None:
     # Go's strconv.ParseInt(s, 10, 64): sign, ASCII digits, int64 range.
+    # int64 has at most 19 digits; checked before int(), which refuses thousands of digits.
     if not _INT_RE.fullmatch(value):
         return None
-    parsed = int(value)
+    digits = value.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 19:
+        return None
+    parsed = -int(digits) if value[0] == "-" else int(digits)
     return parsed if _INT64_MIN <= parsed <= _INT64_MAX else None
 
 
