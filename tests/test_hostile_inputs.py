@@ -257,7 +257,7 @@ def test_configured_client_connection_errors_name_the_file(files: Path, capsys: 
     path = files / "config.yaml"
     path.write_text("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nclientConnection:\n  qps: 0\n")
     line = _refused(capsys, "simulate", str(files / "dump.json"), "--arrivals", str(files / "ok.jsonl"), "--config", str(path))
-    assert f"{path}: Configuration: clientConnection: " in line
+    assert f"{path}: Configuration: clientConnection.qps: must be > 0" in line
 
 
 # --------------------------------------------------------------------------- wrong types
@@ -306,3 +306,75 @@ def test_errors_are_typed() -> None:
             call()
         assert isinstance(info.value, KueuePreemptError) and isinstance(info.value, ValueError)
     assert int_text(" 0012 ", low=0, high=20) == 12 and float_text("1e3") == 1000.0
+
+
+# --------------------------------------------------------------------------- one loader: cycle validates as check does
+
+
+def _cohort(name: str, parent: str | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {} if parent is None else {"parentName": parent}
+    return {"apiVersion": API, "kind": "Cohort", "metadata": {"name": name}, "spec": spec}
+
+
+def _chain(depth: int) -> list[dict[str, Any]]:
+    """The simulator's dump with cohort ``all`` at the bottom of a chain of ``depth`` more cohorts."""
+    names = [f"c{i}" for i in range(depth)]
+    return [_cohort("all", names[0])] + [_cohort(n, names[i + 1] if i + 1 < depth else None) for i, n in enumerate(names)]
+
+
+_BAD_DUMPS = {
+    "cohort cycle": (lambda: sim_dump.OBJECTS + [_cohort("all", "x"), _cohort("x", "all")], "Cohort all: spec.parentName: cohort cycle: all -> x -> all"),
+    "too deep": (lambda: sim_dump.OBJECTS + _chain(1001), "Cohort all: spec.parentName: is deeper than 1000 cohorts"),
+    "missing ClusterQueue": (
+        lambda: [*sim_dump.OBJECTS[:-1], {**sim_dump.OBJECTS[-1], "status": {**sim_dump.OBJECTS[-1]["status"], "admission": {**sim_dump.OBJECTS[-1]["status"]["admission"], "clusterQueue": "gone"}}}],
+        "Workload team-b/etl: status.admission.clusterQueue: holds quota in ClusterQueue 'gone'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BAD_DUMPS))
+@pytest.mark.parametrize("command", ["check", "explain", "simulate", "cycle", "sweep"])
+def test_every_command_refuses_the_same_dumps(files: Path, capsys: pytest.CaptureFixture[str], case: str, command: str) -> None:
+    objects, message = _BAD_DUMPS[case]
+    path = files / "bad.json"
+    path.write_text(_dump(objects()))
+    extra = {
+        "explain": ["--workload", "team-a/train"],
+        "simulate": ["--arrivals", str(files / "ok.jsonl")],
+        "sweep": ["--arrivals", str(files / "ok.jsonl"), "--vary", "policy/cost.base=1,2", "--workers", "1"],
+    }.get(command, [])
+    line = _refused(capsys, command, str(path), *extra)
+    assert line == f"kueue-preempt: error: {path}: {message}" or line.startswith(f"kueue-preempt: error: {path}: {message}")
+
+
+def test_deep_chains_are_checked_in_linear_time(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """2,000 levels are refused at once; 999 levels (allowed) run a cycle quickly."""
+    path = files / "deep.json"
+    path.write_text(_dump(sim_dump.OBJECTS + _chain(2000)))
+    start = time.perf_counter()
+    _refused(capsys, "cycle", str(path))
+    path.write_text(_dump(sim_dump.OBJECTS + _chain(998)))
+    assert main(["cycle", str(path)]) == 0
+    capsys.readouterr()
+    assert time.perf_counter() - start < 15  # cubic before: 999 levels took 25-40 s here
+
+
+def test_cohort_walks_are_linear_and_keep_their_answers() -> None:
+    from kueue_preempt.cycle.cluster import cyclic_cohorts
+    from kueue_preempt.errors import CohortCycle
+    from kueue_preempt.model import Cohort
+    from kueue_preempt.snapshot.quota import cohort_depths
+
+    # a -> b -> c -> b (cycle), d -> a (below it), e -> f (implicit root f), g alone
+    cohorts = [Cohort("a", parent="b"), Cohort("b", parent="c"), Cohort("c", parent="b"), Cohort("d", parent="a"),
+               Cohort("e", parent="f"), Cohort("g")]
+    assert cyclic_cohorts(cohorts) == frozenset({"a", "b", "c", "d"})
+    with pytest.raises(CohortCycle, match="b -> c -> b"):
+        cohort_depths({c.name: c.parent for c in cohorts})
+    assert cohort_depths({"e": "f", "g": None, "h": "e"}) == {"e": 2, "f": 1, "g": 1, "h": 3}
+    n = 100_000
+    chain = {f"c{i}": (f"c{i + 1}" if i + 1 < n else None) for i in range(n)}
+    start = time.perf_counter()
+    assert cohort_depths(chain)["c0"] == n
+    assert cyclic_cohorts(Cohort(k, parent=v) for k, v in list(chain.items())[:20_000]) == frozenset()
+    assert time.perf_counter() - start < 5

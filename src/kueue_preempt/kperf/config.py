@@ -26,6 +26,7 @@ import attrs
 
 from kueue_preempt.errors import ConfigurationError, UnsupportedConfiguration
 from kueue_preempt.io.kueue_config import ClientConnection, KueueConfiguration, load_kueue_config, parse_kueue_config
+from kueue_preempt.io.errors import ManifestError
 from kueue_preempt.io.read import parse_documents, read_bytes
 from kueue_preempt.sim.throughput import ApiLimits
 
@@ -54,10 +55,19 @@ def scenario_settings(config: KueueConfiguration) -> ScenarioSettings:
 
 
 def _limits(cc: ClientConnection, where: str) -> ApiLimits:
+    """The simulated client of ``clientConnection``; its refusals name the file and the field."""
+    if cc.qps <= 0:
+        raise ManifestError(
+            where, "Configuration", "", "clientConnection.qps",
+            f"must be > 0 to model Kueue's client, got {cc.qps} (in Kueue a negative qps turns rate limiting "
+            "off: leave clientConnection out for an ideal API)",
+        )
+    if cc.burst < 1:
+        raise ManifestError(where, "Configuration", "", "clientConnection.burst", f"must be >= 1 to model Kueue's client, got {cc.burst}")
     try:
         return ApiLimits(float(cc.qps), cc.burst)
-    except ConfigurationError as exc:  # e.g. qps <= 0: Kueue's "no client rate limit" is not modelled
-        raise ConfigurationError(f"{where}: Configuration: clientConnection: {exc}") from None
+    except ConfigurationError as exc:
+        raise ManifestError(where, "Configuration", "", "clientConnection", str(exc)) from None
 
 
 def load_scenario_settings(path: str | os.PathLike[str]) -> ScenarioSettings:

@@ -110,7 +110,8 @@ def parse_go_duration_ns(value: str, *, where: str = "timeSharing.interval") -> 
     (5400000000000, 300000000, 0)
     """
     if not isinstance(value, str):
-        raise InvalidDuration(repr(value), "must be a string", where=where)
+        shown = "null" if value is None else f"{type(value).__name__} {str(value)[:40]}"
+        raise InvalidDuration(shown, "must be a string such as 30m or 1h30m", where=where)
     s = value
     neg = False
     if s and s[0] in "+-":
