@@ -378,3 +378,40 @@ def test_cohort_walks_are_linear_and_keep_their_answers() -> None:
     assert cohort_depths(chain)["c0"] == n
     assert cyclic_cohorts(Cohort(k, parent=v) for k, v in list(chain.items())[:20_000]) == frozenset()
     assert time.perf_counter() - start < 5
+
+
+# --------------------------------------------------------------------------- the Python API's argument checks
+
+
+def test_schedule_cycle_takes_a_naive_now_as_utc() -> None:
+    """A naive ``now`` used to end in ``TypeError`` (naive minus aware) once a head was nominated."""
+    from datetime import datetime, timezone
+
+    from kueue_preempt.cycle import CycleState, schedule_cycle
+    from kueue_preempt.errors import InvalidArgument
+    from kueue_preempt.io import parse_dump
+
+    objects = copy.deepcopy(sim_dump.OBJECTS)
+    objects[6]["spec"]["active"] = True  # team-a/train becomes a pending head
+    state = parse_dump(_dump(objects)).state
+    naive = schedule_cycle(state, now=datetime(2026, 1, 1))
+    aware = schedule_cycle(state, now=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    assert naive == aware
+    assert CycleState(state).cycle(datetime(2026, 1, 1)) == CycleState(state).cycle(datetime(2026, 1, 1, tzinfo=timezone.utc))
+    for bad in ("2026-01-01T00:00:00Z", True, 0):
+        with pytest.raises(InvalidArgument, match="schedule_cycle: field 'now'"):
+            schedule_cycle(state, now=bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="CycleState.cycle: field 'now'"):
+        CycleState(state).cycle("now")  # type: ignore[arg-type]
+
+
+def test_select_podgroup_victims_checks_what_placement_returns() -> None:
+    pytest.importorskip("yaml")
+    from kueue_preempt.io import load_dump
+    from kueue_preempt.podgroup import InvalidPlacement, select_podgroup_victims
+
+    dump = load_dump(str(Path(__file__).resolve().parent.parent / "examples" / "podgroup.yaml"))
+    preemptor = dump.pod_group_preemptor("ml/llm-train")
+    for junk in (lambda *a: 5, lambda *a: "pods", lambda *a: [("pod", "node")], lambda *a: [(preemptor.pods[0],)]):
+        with pytest.raises(InvalidPlacement):
+            select_podgroup_victims(preemptor, dump.cluster(), placement=junk)
