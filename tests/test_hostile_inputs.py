@@ -11,7 +11,7 @@ import copy
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -322,7 +322,7 @@ def _chain(depth: int) -> list[dict[str, Any]]:
     return [_cohort("all", names[0])] + [_cohort(n, names[i + 1] if i + 1 < depth else None) for i, n in enumerate(names)]
 
 
-_BAD_DUMPS = {
+_BAD_DUMPS: dict[str, tuple[Callable[[], list[dict[str, Any]]], str]] = {
     "cohort cycle": (lambda: sim_dump.OBJECTS + [_cohort("all", "x"), _cohort("x", "all")], "Cohort all: spec.parentName: cohort cycle: all -> x -> all"),
     "too deep": (lambda: sim_dump.OBJECTS + _chain(1001), "Cohort all: spec.parentName: is deeper than 1000 cohorts"),
     "missing ClusterQueue": (
@@ -414,4 +414,4 @@ def test_select_podgroup_victims_checks_what_placement_returns() -> None:
     preemptor = dump.pod_group_preemptor("ml/llm-train")
     for junk in (lambda *a: 5, lambda *a: "pods", lambda *a: [("pod", "node")], lambda *a: [(preemptor.pods[0],)]):
         with pytest.raises(InvalidPlacement):
-            select_podgroup_victims(preemptor, dump.cluster(), placement=junk)
+            select_podgroup_victims(preemptor, dump.cluster(), placement=junk)  # type: ignore[arg-type]

@@ -25,7 +25,7 @@ from typing import Callable, Iterable
 import attrs
 
 from kueue_preempt.errors import ConfigurationError
-from kueue_preempt.model.quantity import INT32_MAX
+from kueue_preempt.model.quantity import UNLIMITED as _INT64_MAX
 from kueue_preempt.sim.throughput import MAX_QPS, MIN_QPS, ApiLimits, TokenBucket
 
 __all__ = ["ApiModel", "ApiStats", "STATUS_OBJECTS"]
@@ -47,8 +47,10 @@ def _qps(inst: object, attr: attrs.Attribute[float], value: float) -> None:
 
 
 def _burst(inst: object, attr: attrs.Attribute[int], value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= INT32_MAX:
-        raise ConfigurationError(f"ApiModel.{attr.name}: must be an integer between 1 and {INT32_MAX}, got {value!r:.40}")
+    # int64 here (a model may stand for an unlimited client); Kueue's own burst, an int32,
+    # is checked where a Configuration or a flag is read.
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _INT64_MAX:
+        raise ConfigurationError(f"ApiModel.{attr.name}: must be an integer between 1 and {_INT64_MAX}, got {value!r:.40}")
 
 
 def _status_objects(value: Iterable[str]) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ import attrs
 
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.io.text import FLOAT32_MAX, MIN_RATE
-from kueue_preempt.model.quantity import INT32_MAX
+from kueue_preempt.model.quantity import UNLIMITED as _INT64_MAX
 
 __all__ = ["ApiLimits", "TokenBucket", "MIN_QPS", "MAX_QPS"]
 
@@ -39,8 +39,10 @@ def _positive(inst: object, attr: attrs.Attribute[float | None], value: float | 
 
 
 def _burst(inst: object, attr: attrs.Attribute[int], value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= INT32_MAX:
-        raise ConfigurationError(f"ApiLimits.{attr.name}: must be an integer between 1 and {INT32_MAX}, got {value!r:.40}")
+    # int64 here (a model may stand for an unlimited client); Kueue's own burst, an int32,
+    # is checked where a Configuration or a flag is read.
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _INT64_MAX:
+        raise ConfigurationError(f"ApiLimits.{attr.name}: must be an integer between 1 and {_INT64_MAX}, got {value!r:.40}")
 
 
 @attrs.frozen
