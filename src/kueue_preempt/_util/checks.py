@@ -11,6 +11,7 @@ is the function).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime, timezone
 from typing import Any, Callable, TypeVar
 
 from kueue_preempt.errors import InvalidArgument, InvalidModel
@@ -18,6 +19,7 @@ from kueue_preempt.errors import InvalidArgument, InvalidModel
 __all__ = [
     "arg",
     "optional_arg",
+    "time_arg",
     "arg_iterable",
     "iter_args",
     "arg_mapping",
@@ -54,6 +56,13 @@ def arg(value: object, types: type[T], function: str, param: str) -> T:
 def optional_arg(value: object, types: type[T], function: str, param: str) -> T | None:
     """Like :func:`arg`, accepting ``None``."""
     return None if value is None else arg(value, types, function, param)
+
+
+def time_arg(value: object, function: str, param: str) -> datetime:
+    """A ``datetime`` argument as an aware UTC time: a naive one is taken to be UTC, as the
+    model's times are (comparing naive with aware times would raise ``TypeError`` later)."""
+    when = arg(value, datetime, function, param)
+    return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when
 
 
 def _iterable(value: Any) -> bool:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import math
+from typing import Any, Callable
 
 from kueue_preempt.cli.gates import feature_gates_of
 from kueue_preempt.model.config import FairSharingConfig, PreemptionConfig
 from kueue_preempt.io.kueue_config import KueueConfiguration, load_kueue_config
+from kueue_preempt.io.text import MAX_SECONDS, NumberTextError, float_text, int_text
 
 EXIT_OK = 0
 EXIT_NO_TARGETS = 1
@@ -34,6 +36,35 @@ def preemption_config_of(args: argparse.Namespace, kueue: KueueConfiguration) ->
     elif args.fair_sharing and kueue.fair_sharing is None:
         overrides["fair_sharing"] = FairSharingConfig()
     return kueue.preemption_config(**overrides)
+
+
+def int_flag(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type`` for an integer flag in ``[low, high]`` (ASCII digits only: Python's
+    ``int()`` would also take ``"٣"`` and ``"1_000"``, and fail on 5,000 digits)."""
+
+    def parse(value: str) -> int:
+        try:
+            return int_text(value, low=low, high=high)
+        except NumberTextError as exc:
+            raise argparse.ArgumentTypeError(exc.reason) from None
+
+    return parse
+
+
+def float_flag(low: float, high: float = math.inf, what: str = "a number") -> Callable[[str], float]:
+    """An argparse ``type`` for a decimal flag in ``[low, high]`` (ASCII digits; no nan/inf)."""
+
+    def parse(value: str) -> float:
+        try:
+            return float_text(value, low=low, high=high, what=what)
+        except NumberTextError as exc:
+            raise argparse.ArgumentTypeError(exc.reason) from None
+
+    return parse
+
+
+seconds_flag = float_flag(0.0, MAX_SECONDS, "a number of seconds")
+"""An argparse ``type`` for seconds: ``>= 0`` and at most :data:`~kueue_preempt.io.text.MAX_SECONDS`."""
 
 
 def table(headers: list[str], rows: list[list[str]], indent: str = "  ") -> list[str]:

@@ -14,6 +14,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Callable
 
+from kueue_preempt.cli.common import int_flag
 from kueue_preempt.cli.gates import add_feature_gates_flag
 from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.cycle import ClusterState, CycleConfig, CycleResult, CycleRun, HeadResult, Outcome, run_cycles
@@ -261,11 +262,4 @@ def add_cycle_parser(
     p.set_defaults(func=cycle_command, config_of=config_of)
 
 
-def _positive(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
-    if n < 1 or n > 100000:
-        raise argparse.ArgumentTypeError("must be between 1 and 100000")
-    return n
+_positive = int_flag(1, 100000)

@@ -12,7 +12,9 @@ import json
 import math
 from typing import Any
 
+from kueue_preempt.cli.common import float_flag, int_flag
 from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.model.quantity import INT32_MAX
 from kueue_preempt.sim.api_model import ApiModel
 from kueue_preempt.kperf.config import load_scenario_settings
 from kueue_preempt.kperf.summary import summary_json, summary_table
@@ -20,30 +22,14 @@ from kueue_preempt.kperf.run import ScenarioOptions, run_scenario
 from kueue_preempt.sim.progress import ProgressBar
 from kueue_preempt.kperf.scenario import build_scenario, load_scenario
 from kueue_preempt.sim.api_model import ApiStats
-from kueue_preempt.sim.throughput import ApiLimits
+from kueue_preempt.sim.throughput import MAX_QPS, MIN_QPS, ApiLimits
 from kueue_preempt.sim.output.timeline import write_timeline
 
 __all__ = ["add_api_arguments", "add_scenario_arguments", "api_limits", "scenario_command"]
 
 
-def _qps(value: str) -> float:
-    try:
-        out = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not math.isfinite(out) or out <= 0:
-        raise argparse.ArgumentTypeError("must be a finite number > 0")
-    return out
-
-
-def _burst(value: str) -> int:
-    try:
-        out = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
-    if out < 1:
-        raise argparse.ArgumentTypeError("must be an integer >= 1")
-    return out
+_qps = float_flag(MIN_QPS, MAX_QPS, "a number of requests per second")
+_burst = int_flag(1, INT32_MAX)
 
 
 def add_api_arguments(sim: argparse.ArgumentParser) -> None:
@@ -71,7 +57,7 @@ def api_limits(args: argparse.Namespace) -> ApiLimits:
         if args.api_burst is not None:
             raise ConfigurationError("--api-burst needs --api-qps")
         return ApiLimits()
-    burst = args.api_burst if args.api_burst is not None else max(1, math.ceil(args.api_qps))
+    burst = args.api_burst if args.api_burst is not None else min(INT32_MAX, max(1, math.ceil(args.api_qps)))
     return ApiLimits(args.api_qps, burst)
 
 

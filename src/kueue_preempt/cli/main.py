@@ -59,7 +59,7 @@ from kueue_preempt.cli.gates import add_feature_gates_flag
 from kueue_preempt.cli.logging_flags import add_logging_flags, cli_logging, level_for
 from kueue_preempt.model.time import parse_time
 from kueue_preempt.model.config import FairSharingConfig
-from kueue_preempt.errors import ConfigurationError, KueuePreemptError
+from kueue_preempt.errors import ConfigurationError, InvalidModel, KueuePreemptError
 from kueue_preempt.io import (
     YamlUnavailable,
 )
@@ -87,7 +87,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line (``error`` is called for every one)."""
 
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(f"{self.prog}: error: {message} (see --help)")
+        # One format for every refusal: the program name, then what is wrong; the command's
+        # own help is named at the end (argparse would start with "kueue-preempt COMMAND:").
+        raise _UsageError(f"{PROG}: error: {message} (see {self.prog} --help)")
 
 
 # --------------------------------------------------------------------------- arguments
@@ -96,8 +98,8 @@ class _Parser(argparse.ArgumentParser):
 def _rfc3339(value: str) -> datetime:
     try:
         return parse_time(value)
-    except KueuePreemptError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an RFC 3339 time such as 2026-01-01T12:00:00Z") from None
+    except InvalidModel as exc:
+        raise argparse.ArgumentTypeError(f"{exc.reason} (an RFC 3339 time such as 2026-01-01T12:00:00Z)") from None
 
 
 def _strategies(value: str) -> tuple[str, ...]:

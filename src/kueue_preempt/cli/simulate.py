@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 from datetime import timedelta
 from typing import Any, Callable
 
 import attrs
 
+from kueue_preempt.cli.common import int_flag, seconds_flag
 from kueue_preempt.cli.gates import add_feature_gates_flag
+from kueue_preempt.model.quantity import INT32_MAX
 from kueue_preempt.cli.logging_flags import LOGGER_NAME
 from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.cycle import CycleConfig
@@ -215,42 +216,17 @@ def sweep_command(args: argparse.Namespace) -> tuple[int, str]:
     return code, sweep_table(result, args.metric or list(DEFAULT_METRICS))
 
 
-def _seconds(value: str) -> float:
-    try:
-        out = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
-    if not math.isfinite(out) or out < 0:
-        raise argparse.ArgumentTypeError("must be a finite number >= 0")
-    return out
-
-
 def _window(value: str) -> timedelta:
     try:
         window = parse_window(value, where="--time-sharing-interval")
-    except ConfigurationError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except ConfigurationError as exc:  # argparse names the flag already
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--time-sharing-interval: ")) from None
     return timedelta(0) if window is None else window  # 0 given is not "absent" (None)
 
 
-def _count(value: str) -> int:
-    try:
-        out = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
-    if not 1 <= out <= 1024:
-        raise argparse.ArgumentTypeError("must be between 1 and 1024")
-    return out
-
-
-def _count_large(value: str) -> int:
-    try:
-        out = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
-    if out < 1:
-        raise argparse.ArgumentTypeError("must be >= 1")
-    return out
+_count = int_flag(1, 1024)
+_count_large = int_flag(1, 2**63 - 1)
+_seconds = seconds_flag
 
 
 def _common(
@@ -284,7 +260,7 @@ def _common(
         "--strategies", type=strategies, metavar="S1[,S2]", help="fair-sharing strategies (implies --fair-sharing; overrides --config)"
     )
     p.add_argument("--boost", action="store_true", help="run the preemption-count booster (default settings)")
-    p.add_argument("--cost-base", type=int, metavar="N", help="run the preemption-cost controller with this base")
+    p.add_argument("--cost-base", type=int_flag(0, INT32_MAX), metavar="N", help="run the preemption-cost controller with this base")
     p.add_argument(
         "--time-sharing", metavar="FILE",
         help="run Kueue's time-sharing booster (kueue-priority-booster) with this config (YAML/JSON: "
@@ -313,7 +289,7 @@ def add_sim_parsers(
     _common(sim, strategies, config_of, config_help, dump_nargs="*")
     sim.add_argument("--arrivals", metavar="FILE", help="arrivals (JSONL, or CSV by extension); with --generate, written")
     sim.add_argument("--generate", metavar="SPEC", help="generate the arrivals from a JSON generator spec into --arrivals")
-    sim.add_argument("--seed", type=int, metavar="N", help="override the generator spec's seed")
+    sim.add_argument("--seed", type=int_flag(-(2**63), 2**63 - 1), metavar="N", help="override the generator spec's seed")
     sim.add_argument("--timeline", metavar="FILE", help="write the per-workload timeline (JSONL)")
     sim.add_argument("--plots", metavar="DIR", help="write utilization/waits/preemptions charts (needs the [plot] extra)")
     sim.add_argument("--plot-format", choices=PLOT_FORMATS, default="png")

@@ -252,14 +252,20 @@ def cyclic_cohorts(cohorts: Iterable[Cohort]) -> frozenset[str]:
     """Cohorts on, or below, a parent cycle (SC-ST-4): their trees are left out of the cycle's snapshot."""
     parent = {c.name: c.parent for c in cohorts}
     bad: set[str] = set()
+    good: set[str] = set()  # known to reach a root: a later walk that meets one stops there
     for start in parent:
-        seen: list[str] = []
+        chain: list[str] = []
+        on_chain: set[str] = set()
         node: str | None = start
-        while node is not None and node not in seen and node not in bad:
-            seen.append(node)
+        # Linear overall: each cohort joins one chain, then is known good or bad.
+        while node is not None and node not in on_chain and node not in bad and node not in good:
+            chain.append(node)
+            on_chain.add(node)
             node = parent.get(node)
-        if node is not None and (node in seen or node in bad):
-            bad.update(seen)
+        if node is not None and (node in on_chain or node in bad):
+            bad.update(chain)
+        else:
+            good.update(chain)
     return frozenset(bad)
 
 

@@ -27,6 +27,7 @@ from typing import Hashable, Iterable, Mapping
 
 import attrs
 
+from kueue_preempt._util.checks import time_arg
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.errors import InvalidModel
 from kueue_preempt.model import Workload
@@ -353,6 +354,7 @@ class CycleState:
     def cycle(self, now: datetime) -> StepResult:
         """One scheduling cycle (SC-CY-1..7), exactly as :func:`schedule_cycle` would run it on
         :meth:`cluster_state` / :meth:`queue_state`, applied to this state in place."""
+        now = time_arg(now, "CycleState.cycle", "now")
         progress_before = self.progress
         cy = CycleBookkeeping(
             self.c,

@@ -14,7 +14,7 @@ from typing import Hashable, Iterable, Mapping
 
 import attrs
 
-from kueue_preempt._util.checks import arg, optional_arg
+from kueue_preempt._util.checks import arg, optional_arg, time_arg
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt._util.memo import IdentityMemo
 from kueue_preempt.model.time import ZERO_TIME, micros
@@ -1069,11 +1069,11 @@ def schedule_cycle(
     arg(cluster, ClusterState, "schedule_cycle", "cluster")
     optional_arg(queues, QueueState, "schedule_cycle", "queues")
     arg(config, CycleConfig, "schedule_cycle", "config")
-    optional_arg(now, datetime, "schedule_cycle", "now")
     if now is None:
         from datetime import timezone
 
         now = datetime.now(timezone.utc)
+    now = time_arg(now, "schedule_cycle", "now")
     if queues is None:
         queues = initial_queue_state(cluster, config)
     c = ClusterIndex(cluster)

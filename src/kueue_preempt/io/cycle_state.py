@@ -19,7 +19,7 @@ from typing import Iterable
 import attrs
 
 from kueue_preempt.cycle import ClusterState, Namespace
-from kueue_preempt.io.dump import ClusterDump, dump_from_objects, read_objects
+from kueue_preempt.io.dump import ClusterDump, dump_from_objects, load_dump
 from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, RawObject
 
 __all__ = ["load_cluster_state", "cluster_state_from_objects", "cluster_state_from_dump"]
@@ -44,5 +44,7 @@ def load_cluster_state(
     *paths: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS
 ) -> tuple[ClusterState, ClusterDump]:
     """Read the files once (``"-"`` is standard input) into the dump and its cycle input
-    (``dump.state``, the same object)."""
-    return cluster_state_from_objects(read_objects(*paths, limits=limits))
+    (``dump.state``, the same object). The same loader as :func:`~kueue_preempt.io.load_dump`,
+    so every command refuses the same dumps (:meth:`ClusterDump.validate`)."""
+    dump = load_dump(*paths, limits=limits)
+    return dump.state, dump

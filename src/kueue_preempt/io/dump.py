@@ -27,7 +27,7 @@ from kueue_preempt.podgroup import (
     PodGroup,
     PodGroupPreemptor,
 )
-from kueue_preempt.snapshot.quota import Snapshot
+from kueue_preempt.snapshot.quota import Snapshot, check_cohort_depth
 from kueue_preempt.io._fields import ParseContext, open_object
 from kueue_preempt.io.errors import ManifestError, ManifestTooLarge, NotPending, ObjectNotFound, WorkloadNotFound
 from kueue_preempt.io.kube import (
@@ -251,8 +251,19 @@ class ClusterDump:
         gate ``ReclaimablePods`` (on by default): off, ``status.reclaimablePods`` is ignored and
         every admitted pod counts (FAS-1a).
         """
-        queues = {q.name for q in self.cluster_queues}
         holders = self.holding_quota()
+        self._check_admissions(holders)
+        # The dump's own charge rule (QuotaReserved=True, not finished, active) and its
+        # workloads' reclaimable pods counted against the admitted pods (DM-7); the rest is
+        # the cycle input's builder, without the cycle's exclusions or index.
+        return self.state.snapshot(
+            charged=[lw.workload for lw in holders],
+            reclaimable_pods=reclaimable_pods,
+            implicit_cohorts=implicit_cohorts,
+        )
+
+    def _check_admissions(self, holders: list[LoadedWorkload]) -> None:
+        queues = {q.name for q in self.cluster_queues}
         for lw in holders:
             if lw.workload.cluster_queue not in queues:
                 raise self._error(
@@ -261,13 +272,19 @@ class ClusterDump:
                     "status.admission.clusterQueue",
                     f"holds quota in ClusterQueue {lw.workload.cluster_queue!r}, which is not in the dump",
                 )
-        # The dump's own charge rule (QuotaReserved=True, not finished, active) and its
-        # workloads' reclaimable pods counted against the admitted pods (DM-7); the rest is
-        # the cycle input's builder, without the cycle's exclusions or index.
-        return self.state.snapshot(
-            charged=[lw.workload for lw in holders],
-            reclaimable_pods=reclaimable_pods,
-            implicit_cohorts=implicit_cohorts,
+
+    def validate(self) -> None:
+        """What every command refuses before it runs (the loaders :func:`load_dump` and
+        :func:`~kueue_preempt.io.load_cluster_state` call it): a workload holding quota in a
+        ClusterQueue that is not in the dump, a cohort cycle, a cohort chain deeper than
+        :data:`~kueue_preempt.snapshot.quota.MAX_COHORT_DEPTH`. Linear time; the errors name
+        the file, the object and the field. :meth:`snapshot` refuses the same dumps; the
+        scheduling cycle alone would leave a cyclic tree out, as Kueue does (SC-ST-4)."""
+        self._check_admissions(self.holding_quota())
+        check_cohort_depth(
+            {c.name: c.parent for c in self.cohorts},
+            ((q.name, q.cohort) for q in self.cluster_queues),
+            source=lambda kind, name: self.origins.get(f"{kind} {name}") or "",
         )
 
     def flavors(self) -> list[ResourceFlavorSpec]:
@@ -542,9 +559,12 @@ def load_dump(*paths: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -
     """Read and parse files (``"-"`` is standard input) into one :class:`ClusterDump`.
 
     Raises :class:`OSError` when a file cannot be read, and a
-    :class:`~kueue_preempt.errors.KueuePreemptError` subclass for bad content.
+    :class:`~kueue_preempt.errors.KueuePreemptError` subclass for bad content, including
+    what :meth:`ClusterDump.validate` refuses.
     """
-    return dump_from_objects(read_objects(*paths, limits=limits))
+    dump = dump_from_objects(read_objects(*paths, limits=limits))
+    dump.validate()
+    return dump
 
 
 def read_objects(*paths: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> list[RawObject]:

@@ -21,6 +21,9 @@ cohort is dropped would give wrong answers without a word. Workloads are read by
 
 from __future__ import annotations
 
+import sys
+from fractions import Fraction
+
 from kueue_preempt.model import (
     BorrowWithinCohort,
     ClusterQueue,
@@ -130,12 +133,22 @@ def _quota(res: Field, resource: str, has_parent: bool, cohort: bool = False) ->
     return ResourceQuota(nominal=nominal, borrowing_limit=limits["borrowingLimit"], lending_limit=lending)
 
 
+_MAX_WEIGHT = Fraction(sys.float_info.max)
+
+
+def _float_weight(f: Field, q: Fraction) -> float:
+    """FS-W-1 takes the weight as a float: a quantity beyond the float range cannot be one."""
+    if abs(q) > _MAX_WEIGHT:
+        f.fail(f"must be at most {sys.float_info.max:.6g} (a float64), got {f.value}")
+    return float(q)
+
+
 def _weight(spec: Field) -> float:
     f = spec.get("fairSharing").get("weight")
     q = f.quantity()
     if q is None:
         return 1.0
-    weight = float(q)
+    weight = _float_weight(f, q)
     if q < 0 or (0 < q and weight <= 1e-9):  # FS-W-2
         f.fail(f"must be 0 or greater than 1e-9, got {f.value}")
     return weight
@@ -228,13 +241,14 @@ def parse_local_queue(raw: RawObject, version: str, load: ParseContext | None = 
     spec.mapping()
     cq = spec.get("clusterQueue").string(required=True)
     stop = spec.get("stopPolicy").choice(("None", "Hold", "HoldAndDrain"), "None")
-    weight = spec.get("fairSharing").get("weight").quantity()  # not validated by Kueue (API-16)
+    weight_field = spec.get("fairSharing").get("weight")
+    weight = weight_field.quantity()  # not validated by Kueue (API-16)
     return LocalQueue(
         name=meta.name,
         namespace=meta.namespace,
         cluster_queue=cq,
         stop_policy=stop,
-        fair_weight=1.0 if weight is None else float(weight),
+        fair_weight=1.0 if weight is None else _float_weight(weight_field, weight),
     )
 
 

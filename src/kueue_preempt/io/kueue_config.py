@@ -18,7 +18,6 @@ file has it off; v1beta1 turns fair sharing and ``waitForPodsReady`` on with ``e
 from __future__ import annotations
 
 import os
-import re
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any, Mapping
@@ -30,7 +29,10 @@ from kueue_preempt.model.config import FairSharingConfig, FeatureGates, Preempti
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.io._fields import Ctx, Field
 from kueue_preempt.io.errors import ManifestError
+from kueue_preempt.io.text import FLOAT32_MAX, MIN_RATE
 from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, parse_documents, read_bytes
+from kueue_preempt.policies.actions import InvalidDuration
+from kueue_preempt.policies.boost import parse_go_duration_ns
 
 __all__ = [
     "CONFIG_GROUP",
@@ -257,32 +259,18 @@ class KueueConfiguration:
 
 # --------------------------------------------------------------------------- Go durations
 
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-_UNIT_US = {"ns": Decimal("0.001"), "us": Decimal(1), "µs": Decimal(1), "μs": Decimal(1), "ms": Decimal(1000)}
-_UNIT_US.update({"s": Decimal(10**6), "m": Decimal(60 * 10**6), "h": Decimal(3600 * 10**6)})
-
-
 def parse_go_duration(text: str) -> timedelta:
     """A Go ``time.Duration`` string (``90s``, ``1h30m``, ``1.5h``, ``300ms``, ``0``) to a
-    timedelta (microsecond precision). Raises ``ValueError`` for anything else."""
-    sign = 1
-    rest = text
-    if rest[:1] in "+-" and rest:
-        sign = -1 if rest[0] == "-" else 1
-        rest = rest[1:]
-    if rest == "0":
-        return timedelta(0)
-    if not rest:
-        raise ValueError(f"invalid duration {text!r}")
-    total = Decimal(0)
-    pos = 0
-    while pos < len(rest):
-        m = _DURATION_PART.match(rest, pos)
-        if m is None:
-            raise ValueError(f"invalid duration {text!r} (use e.g. 90s, 5m, 1h30m)")
-        total += Decimal(m.group(1)) * _UNIT_US[m.group(2)]
-        pos = m.end()
-    return timedelta(microseconds=int(sign * total))
+    timedelta, truncated to the microsecond. Go's own grammar and range (ASCII digits, at most
+    int64 nanoseconds, about 2562047h): :func:`~kueue_preempt.policies.boost.parse_go_duration_ns`.
+    Raises ``ValueError`` (an :class:`~kueue_preempt.policies.actions.InvalidDuration`) for
+    anything else."""
+    try:
+        ns = parse_go_duration_ns(text, where="duration")
+    except InvalidDuration as exc:
+        raise InvalidDuration(text, f"{exc.reason} (use e.g. 90s, 5m, 1h30m)", where="duration") from None
+    micros = abs(ns) // 1000  # toward zero, as before: sub-microsecond parts are dropped
+    return timedelta(microseconds=micros if ns >= 0 else -micros)
 
 
 # --------------------------------------------------------------------------- reading
@@ -386,8 +374,8 @@ def _duration(f: Field) -> timedelta | None:
     text = f.string()
     try:
         return parse_go_duration(text)
-    except ValueError as exc:
-        f.fail(str(exc))
+    except InvalidDuration as exc:
+        f.fail(f"invalid duration {text!r}: {exc.reason}")
 
 
 def _admission_fair_sharing(f: Field) -> AdmissionFairSharingSettings | None:
@@ -523,5 +511,7 @@ def _feature_gates(f: Field) -> tuple[dict[str, bool], tuple[str, ...]]:
 def _client_connection(f: Field) -> ClientConnection:
     _strict(f, ("qps", "burst"))
     qps = _number(f.get("qps")) if f.has("qps") else Decimal(300)
+    if qps > Decimal(FLOAT32_MAX) or 0 < qps < Decimal(MIN_RATE):  # a float32 in Kueue; absurd rates refused
+        f.get("qps").fail(f"must be at most {FLOAT32_MAX:.3g} (a float32), and 0 or at least {MIN_RATE:.3g}, got {qps:.6g}")
     burst = f.get("burst").integer()
     return ClientConnection(qps=qps, burst=500 if burst is None else burst)

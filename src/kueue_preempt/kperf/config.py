@@ -24,8 +24,9 @@ import os
 
 import attrs
 
-from kueue_preempt.errors import UnsupportedConfiguration
-from kueue_preempt.io.kueue_config import KueueConfiguration, load_kueue_config, parse_kueue_config
+from kueue_preempt.errors import ConfigurationError, UnsupportedConfiguration
+from kueue_preempt.io.kueue_config import ClientConnection, KueueConfiguration, load_kueue_config, parse_kueue_config
+from kueue_preempt.io.errors import ManifestError
 from kueue_preempt.io.read import parse_documents, read_bytes
 from kueue_preempt.sim.throughput import ApiLimits
 
@@ -50,8 +51,23 @@ def scenario_settings(config: KueueConfiguration) -> ScenarioSettings:
         raise UnsupportedConfiguration(
             f"{where}: waitForPodsReady.blockAdmission: the scenario simulator does not model it"
         )
-    cc = config.client_connection
-    return ScenarioSettings(ApiLimits(float(cc.qps), cc.burst), config.gate("SchedulingEquivalenceHashing"))
+    return ScenarioSettings(_limits(config.client_connection, where), config.gate("SchedulingEquivalenceHashing"))
+
+
+def _limits(cc: ClientConnection, where: str) -> ApiLimits:
+    """The simulated client of ``clientConnection``; its refusals name the file and the field."""
+    if cc.qps <= 0:
+        raise ManifestError(
+            where, "Configuration", "", "clientConnection.qps",
+            f"must be > 0 to model Kueue's client, got {cc.qps} (in Kueue a negative qps turns rate limiting "
+            "off: leave clientConnection out for an ideal API)",
+        )
+    if cc.burst < 1:
+        raise ManifestError(where, "Configuration", "", "clientConnection.burst", f"must be >= 1 to model Kueue's client, got {cc.burst}")
+    try:
+        return ApiLimits(float(cc.qps), cc.burst)
+    except ConfigurationError as exc:
+        raise ManifestError(where, "Configuration", "", "clientConnection", str(exc)) from None
 
 
 def load_scenario_settings(path: str | os.PathLike[str]) -> ScenarioSettings:
@@ -70,5 +86,4 @@ def configured_api_limits(path: str | os.PathLike[str]) -> ApiLimits | None:
     docs = parse_documents(data, source=name)
     if not any(isinstance(d.data, dict) and d.data.get("clientConnection") is not None for d in docs):
         return None
-    cc = parse_kueue_config(data, source=name).client_connection
-    return ApiLimits(float(cc.qps), cc.burst)
+    return _limits(parse_kueue_config(data, source=name).client_connection, name)

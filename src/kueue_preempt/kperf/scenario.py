@@ -34,6 +34,7 @@ import attrs
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.io.errors import ManifestError
 from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, parse_documents, read_bytes
+from kueue_preempt.io.text import MAX_SECONDS
 
 __all__ = [
     "ScenarioError",
@@ -419,8 +420,17 @@ def parse_scenario(text: str | bytes, *, source: str = "<scenario>", limits: Lim
 
 def _check_size(s: Scenario) -> None:
     total = 0
-    for c in s.cohorts:
-        for q in c.queues_sets:
+    for c_i, c in enumerate(s.cohorts):
+        for q_i, q in enumerate(c.queues_sets):
+            for w_i, ws in enumerate(q.workloads_sets):
+                # The last workload is created count x len(workloads) intervals after the start:
+                # a time every input must keep within MAX_SECONDS.
+                if ws.count * len(ws.workloads) * ws.creation_interval_ms / 1000 > MAX_SECONDS:
+                    raise ScenarioError(
+                        s.source,
+                        f"cohorts[{c_i}].queuesSets[{q_i}].workloadsSets[{w_i}].creationIntervalMs",
+                        f"the last workload would be created more than {MAX_SECONDS:.6g} s (about 292 years) after the start",
+                    )
             per_queue = sum(ws.count * len(ws.workloads) for ws in q.workloads_sets)
             total += c.count * q.count * (1 + per_queue)
     if total > _MAX_OBJECTS:

@@ -64,9 +64,14 @@ def parse_boost(value: str) -> int | None:
     """
     if not isinstance(value, str):
         raise InvalidArgument("parse_boost", "value", f"expected a string, got {type(value).__name__}")
+    # int32 has at most 10 digits; a longer string (leading zeros aside) is out of range, and
+    # checking first keeps int() away from the thousands of digits it refuses with a ValueError.
     if not _BOOST_RE.fullmatch(value):
         return None
-    parsed = int(value)
+    digits = value.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 10:
+        return None
+    parsed = -int(digits) if value[0] == "-" else int(digits)
     if not INT32_MIN <= parsed <= INT32_MAX:
         return None
     return parsed

@@ -17,9 +17,11 @@ __all__ = ["ZERO_TIME", "EPOCH", "parse_time", "to_time", "to_optional_time", "m
 ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _ONE_MICRO = timedelta(microseconds=1)
+# ASCII digits only: ``\d`` would also match Arabic-Indic and other Unicode digits.
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?"
-    r"(?:([Zz])|([+-])(\d{2}):(\d{2}))"
+    r"(?:([Zz])|([+-])(\d{2}):(\d{2}))",
+    re.ASCII,
 )
 
 
@@ -37,13 +39,18 @@ def parse_time(value: str, *, where: str = "time") -> datetime:
     if m.group(8):
         tz = timezone.utc
     else:
-        offset = timedelta(hours=int(m.group(10)), minutes=int(m.group(11)))
+        hours, minutes = int(m.group(10)), int(m.group(11))
+        if hours > 23 or minutes > 59:  # RFC 3339: time-numoffset is 00:00 to 23:59
+            raise InvalidModel(where, "time", f"{value!r}: UTC offset {m.group(9)}{m.group(10)}:{m.group(11)} is out of range")
+        offset = timedelta(hours=hours, minutes=minutes)
         tz = timezone(offset if m.group(9) == "+" else -offset)
     try:
         dt = datetime(year, month, day, hour, minute, second, int(frac), tzinfo=tz)
+        return dt.astimezone(timezone.utc)
     except ValueError as exc:
         raise InvalidModel(where, "time", f"{value!r}: {exc}") from None
-    return dt.astimezone(timezone.utc)
+    except OverflowError:  # 0001-01-01T00:00:00+01:00 is before year 1 in UTC
+        raise InvalidModel(where, "time", f"{value!r}: outside the years 1 to 9999 in UTC") from None
 
 
 def to_time(value: datetime | str, *, obj: str = "time", field: str = "time") -> datetime:

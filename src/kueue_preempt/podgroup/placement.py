@@ -149,7 +149,14 @@ def run_placement(cluster: Cluster, placement: Placement, pods: Sequence[Pod], m
     members = {p.key for p in pods}
     seen: set[tuple[str, str]] = set()
     placed: list[tuple[Pod, str]] = []
-    for pod, node in raw:
+    # A user's placement function: its result is checked like an argument, so a wrong shape is
+    # an InvalidPlacement naming the function, not a TypeError further on.
+    if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
+        raise InvalidPlacement(_name(placement), f"expected a sequence of (pod, node or None) pairs, got {type(raw).__name__}")
+    for i, item in enumerate(raw):
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Pod) and (item[1] is None or isinstance(item[1], str))):
+            raise InvalidPlacement(_name(placement), f"item {i}: expected a (Pod, node name or None) pair, got {type(item).__name__}")
+        pod, node = item
         if pod.key not in members:
             raise InvalidPlacement(_name(placement), f"pod {pod.name!r} is not a member of the preemptor")
         if pod.key in seen:

@@ -110,7 +110,8 @@ def parse_go_duration_ns(value: str, *, where: str = "timeSharing.interval") -> 
     (5400000000000, 300000000, 0)
     """
     if not isinstance(value, str):
-        raise InvalidDuration(repr(value), "must be a string", where=where)
+        shown = "null" if value is None else f"{type(value).__name__} {str(value)[:40]}"
+        raise InvalidDuration(shown, "must be a string such as 30m or 1h30m", where=where)
     s = value
     neg = False
     if s and s[0] in "+-":
@@ -332,9 +333,13 @@ _INT_RE = re.compile(r"[+-]?[0-9]+", re.ASCII)
 
 def _parse_int64(value: str) -> int | None:
     # Go's strconv.ParseInt(s, 10, 64): sign, ASCII digits, int64 range.
+    # int64 has at most 19 digits; checked before int(), which refuses thousands of digits.
     if not _INT_RE.fullmatch(value):
         return None
-    parsed = int(value)
+    digits = value.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 19:
+        return None
+    parsed = -int(digits) if value[0] == "-" else int(digits)
     return parsed if _INT64_MIN <= parsed <= _INT64_MAX else None
 
 

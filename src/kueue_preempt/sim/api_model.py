@@ -25,7 +25,8 @@ from typing import Callable, Iterable
 import attrs
 
 from kueue_preempt.errors import ConfigurationError
-from kueue_preempt.sim.throughput import ApiLimits, TokenBucket
+from kueue_preempt.model.quantity import UNLIMITED as _INT64_MAX
+from kueue_preempt.sim.throughput import MAX_QPS, MIN_QPS, ApiLimits, TokenBucket
 
 __all__ = ["ApiModel", "ApiStats", "STATUS_OBJECTS"]
 
@@ -41,11 +42,15 @@ def _non_negative(inst: object, attr: attrs.Attribute[float], value: float) -> N
 def _qps(inst: object, attr: attrs.Attribute[float], value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise ConfigurationError(f"ApiModel.{attr.name}: must be a finite number > 0, got {value!r}")
+    if not MIN_QPS <= value <= MAX_QPS:
+        raise ConfigurationError(f"ApiModel.{attr.name}: must be between {MIN_QPS:.3g} and {MAX_QPS:.3g}, got {value!r}")
 
 
 def _burst(inst: object, attr: attrs.Attribute[int], value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigurationError(f"ApiModel.{attr.name}: must be an integer >= 1, got {value!r}")
+    # int64 here (a model may stand for an unlimited client); Kueue's own burst, an int32,
+    # is checked where a Configuration or a flag is read.
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _INT64_MAX:
+        raise ConfigurationError(f"ApiModel.{attr.name}: must be an integer between 1 and {_INT64_MAX}, got {value!r:.40}")
 
 
 def _status_objects(value: Iterable[str]) -> tuple[str, ...]:

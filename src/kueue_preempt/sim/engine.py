@@ -40,12 +40,13 @@ import contextlib
 import gc
 import heapq
 import math
+from datetime import datetime, timezone
 from typing import Callable, Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
 import attrs
 
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
-from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.errors import ConfigurationError, InputTooLarge
 from kueue_preempt.io import ClusterDump, ManifestError
 from kueue_preempt.model import FlavorResource
 from kueue_preempt.model.queues import cohort_parents, root_cohort
@@ -319,6 +320,7 @@ class _Finish:
 # them is not an instant (no cycle runs for it).
 _ARRIVAL, _FINISH, _RELEASE, _REQUEUE, _CONTROLLER, _SEEN, _STATUS = range(7)
 _SILENT = _SEEN
+_DATETIME_END = datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
 
 
 class _Loop:
@@ -334,6 +336,9 @@ class _Loop:
         self.s = scheduler
         self.options = options
         self.controllers = controllers
+        # The simulated clock maps to datetimes (creation times, conditions): it must stay a day
+        # short of year 9999's end. Inputs are bounded one by one; their sum is checked here.
+        self.last_second = (_DATETIME_END - arrivals.start).total_seconds() - 86400.0
         self.progress = progress
         self.roots = root_keys(dump)
         self.trees: dict[str, list[str]] = {}
@@ -666,6 +671,11 @@ class _Loop:
             if self.options.max_instants is not None and self.instants >= self.options.max_instants:
                 truncated = True
                 break
+            if now > self.last_second:
+                raise InputTooLarge(
+                    f"simulation: the clock reached {now:.6g} s, beyond year 9999 (the last time a timestamp "
+                    "can hold): the arrivals' durations, delays and waits add up to more; give --until or shorter durations"
+                )
             self.instant(now)
             end = now
             if self.progress is not None:

@@ -39,7 +39,26 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-_DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=_no_constant, object_pairs_hook=_pairs)
+MAX_NUMBER_CHARS = 1000
+"""Longest number literal of a line; Python's ``int()`` itself refuses more than 4,300 digits
+with a message about its own settings."""
+
+
+def _number_text(text: str) -> str:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ValueError(f"number with {len(text)} characters is too long (at most {MAX_NUMBER_CHARS})")
+    return text
+
+
+def _int(text: str) -> int:
+    return int(_number_text(text))
+
+
+def _decimal(text: str) -> Decimal:
+    return Decimal(_number_text(text))
+
+
+_DECODER = json.JSONDecoder(parse_float=_decimal, parse_int=_int, parse_constant=_no_constant, object_pairs_hook=_pairs)
 
 
 def _check_depth(value: Any, line: int) -> None:

@@ -18,8 +18,15 @@ import math
 import attrs
 
 from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.io.text import FLOAT32_MAX, MIN_RATE
+from kueue_preempt.model.quantity import UNLIMITED as _INT64_MAX
 
-__all__ = ["ApiLimits", "TokenBucket"]
+__all__ = ["ApiLimits", "TokenBucket", "MIN_QPS", "MAX_QPS"]
+
+MAX_QPS = FLOAT32_MAX
+"""The largest ``qps``: Kueue's ``clientConnection.qps`` is a float32."""
+MIN_QPS = MIN_RATE
+"""The smallest ``qps``: one request per ~292 years, so every wait fits the simulated clock."""
 
 
 def _positive(inst: object, attr: attrs.Attribute[float | None], value: float | None) -> None:
@@ -27,11 +34,15 @@ def _positive(inst: object, attr: attrs.Attribute[float | None], value: float | 
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise ConfigurationError(f"ApiLimits.{attr.name}: must be a finite number > 0, got {value!r}")
+    if not MIN_QPS <= value <= MAX_QPS:
+        raise ConfigurationError(f"ApiLimits.{attr.name}: must be between {MIN_QPS:.3g} and {MAX_QPS:.3g}, got {value!r}")
 
 
 def _burst(inst: object, attr: attrs.Attribute[int], value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigurationError(f"ApiLimits.{attr.name}: must be an integer >= 1, got {value!r}")
+    # int64 here (a model may stand for an unlimited client); Kueue's own burst, an int32,
+    # is checked where a Configuration or a flag is read.
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _INT64_MAX:
+        raise ConfigurationError(f"ApiLimits.{attr.name}: must be an integer between 1 and {_INT64_MAX}, got {value!r:.40}")
 
 
 @attrs.frozen

@@ -27,7 +27,7 @@ from __future__ import annotations
 import heapq
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import AbstractSet, Any, Iterable, Iterator, Mapping
+from typing import AbstractSet, Any, Callable, Iterable, Iterator, Mapping
 
 from kueue_preempt._util.checks import iter_args
 from kueue_preempt.model.config import PreemptionConfig
@@ -53,7 +53,7 @@ from kueue_preempt.snapshot.entries import Entry, make_entry
 from kueue_preempt.snapshot.index import CandidateIndex, dedupe
 from kueue_preempt.model.quantity import MIN_AMOUNT, UNLIMITED, amount_add, amount_sub
 
-__all__ = ["QuotaNode", "Snapshot", "FitTest", "MAX_COHORT_DEPTH", "MAX_OBJECTS"]
+__all__ = ["QuotaNode", "Snapshot", "FitTest", "MAX_COHORT_DEPTH", "MAX_OBJECTS", "cohort_depths", "check_cohort_depth"]
 
 MAX_COHORT_DEPTH = 1000
 """Deepest cohort chain accepted; deeper trees are rejected as absurd input."""
@@ -83,6 +83,63 @@ difference of the quota walks can come near the int64 bounds, so Q-2's saturatin
 ``amount_add``/``amount_sub`` equal plain ``+``/``-`` (and no value is the UNLIMITED
 sentinel): the walks use plain arithmetic then, and the saturating functions otherwise."""
 _SMALL_DEPTH = 64
+
+
+def cohort_depths(parents: Mapping[str, str | None]) -> dict[str, int]:
+    """Per cohort, the number of cohorts from it up to its root, itself included (a root has
+    depth 1; a parent named but not a key of ``parents`` is an implicit root cohort, DM-5).
+
+    Linear time: each cohort is walked once, later walks stop at a cohort already measured.
+    Raises :class:`~kueue_preempt.errors.CohortCycle` on a parent cycle, naming the cycle as the
+    walk from the first cohort (in ``parents``' order) that reaches it meets it.
+    """
+    depth: dict[str, int] = {}
+    for start in parents:
+        chain: list[str] = []
+        on_chain: dict[str, int] = {}
+        node: str | None = start
+        while node is not None and node not in depth:
+            if node in on_chain:
+                raise CohortCycle(chain[on_chain[node] :] + [node])
+            on_chain[node] = len(chain)
+            chain.append(node)
+            node = parents.get(node)
+        d = 0 if node is None else depth[node]
+        for name in reversed(chain):
+            d += 1
+            depth[name] = d
+    return depth
+
+
+def check_cohort_depth(
+    parents: Mapping[str, str | None], queues: Iterable[tuple[str, str | None]], *, source: Callable[[str, str], str] | None = None
+) -> None:
+    """Refuse a cohort cycle (:class:`~kueue_preempt.errors.CohortCycle`) and a chain deeper
+    than :data:`MAX_COHORT_DEPTH` (:class:`~kueue_preempt.errors.InputTooLarge`), in linear time.
+
+    ``parents`` maps each cohort to its parent, ``queues`` gives each ClusterQueue's cohort. A
+    cohort may have ``MAX_COHORT_DEPTH`` ancestors; a ClusterQueue ``MAX_COHORT_DEPTH`` cohorts
+    above it. ``source(kind, name)``, when given, is the file an object came from, prefixed to
+    the messages with the object and its field.
+    """
+
+    def message(kind: str, name: str, field: str, reason: str, plain: str) -> str:
+        origin = source(kind, name) if source is not None else ""
+        return f"{origin}: {kind} {name}: {field}: {reason}" if origin else plain
+
+    try:
+        depth = cohort_depths(parents)
+    except CohortCycle as exc:
+        cycle = "cohort cycle: " + " -> ".join(exc.cycle)
+        exc.args = (message("Cohort", exc.cycle[0], "spec.parentName", cycle, str(exc)),)
+        raise
+    deep = f"is deeper than {MAX_COHORT_DEPTH} cohorts"
+    for name in parents:
+        if depth[name] > MAX_COHORT_DEPTH + 1:
+            raise InputTooLarge(message("Cohort", name, "spec.parentName", deep, f"Cohort {name!r} {deep}"))
+    for name, cohort in queues:
+        if cohort is not None and depth.get(cohort, 1) + 1 > MAX_COHORT_DEPTH + 1:
+            raise InputTooLarge(message("ClusterQueue", name, "spec.cohortName", deep, f"ClusterQueue {name!r} {deep}"))
 
 
 class QuotaNode:
@@ -452,7 +509,8 @@ class Snapshot:
             parent = node.cluster_queue.cohort
             if parent is not None:
                 node.parent = self._cohort_or_implicit(parent, f"ClusterQueue {node.name!r}", "cohort", implicit)
-        self._check_cycles()
+        parents = {n.name: (n.parent.name if n.parent is not None else None) for n in self._cohorts.values()}
+        check_cohort_depth(parents, ((n.name, n.cluster_queue.cohort if n.cluster_queue else None) for n in self._queues.values()))
         for node in self._cohorts.values():
             if node.parent is not None:
                 node.parent.child_cohorts.append(node)
@@ -463,25 +521,9 @@ class Snapshot:
             node.child_cohorts.sort(key=lambda n: n.name)
             node.child_queues.sort(key=lambda n: n.name)
         # Paths: cohorts by increasing depth so each parent's path exists first.
+        # The depths were checked above, so these paths hold at most MAX_COHORT_DEPTH + 1 nodes.
         for node in self._nodes_top_down():
             node.path = (node,) + (node.parent.path if node.parent is not None else ())
-            if len(node.path) > MAX_COHORT_DEPTH + 1:
-                raise InputTooLarge(f"{node.kind} {node.name!r} is deeper than {MAX_COHORT_DEPTH} cohorts")
-
-    def _check_cycles(self) -> None:
-        state: dict[str, int] = {}  # 1 = on the current chain, 2 = known acyclic
-        for start in self._cohorts.values():
-            chain: list[QuotaNode] = []
-            node: QuotaNode | None = start
-            while node is not None and state.get(node.name) is None:
-                state[node.name] = 1
-                chain.append(node)
-                node = node.parent
-            if node is not None and state[node.name] == 1:
-                names = [n.name for n in chain]
-                raise CohortCycle(names[names.index(node.name) :] + [node.name])
-            for n in chain:
-                state[n.name] = 2
 
     def _nodes_top_down(self) -> list[QuotaNode]:
         """All nodes, every parent before its children (iterative BFS from the roots)."""

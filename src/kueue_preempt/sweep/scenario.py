@@ -28,7 +28,8 @@ does not apply raises :class:`SweepPathError` naming the path.
 
 from __future__ import annotations
 
-import math
+import re
+import sys
 from datetime import timedelta
 from typing import Any, Callable
 
@@ -37,6 +38,7 @@ import attrs
 from kueue_preempt.model.config import FairSharingConfig, NonPreemptibleMode, PreemptionConfig
 from kueue_preempt.errors import ConfigurationError, KueuePreemptError
 from kueue_preempt.io import ClusterDump
+from kueue_preempt.io.text import MAX_SECONDS, NumberTextError, float_text, int_text
 from kueue_preempt.model import ClusterQueue, ClusterQueuePreemption, Cohort, FlavorResource, ResourceQuota
 from kueue_preempt.policies.boost import ThresholdBoostConfig, TimeSharingConfig, parse_go_duration
 from kueue_preempt.policies.settings import PolicySettings
@@ -145,22 +147,16 @@ def _bool(path: SweepPath, value: str) -> bool:
 
 def _int(path: SweepPath, value: str, *, low: int = -(2**31), high: int = 2**31 - 1) -> int:
     try:
-        out = int(value.strip())
-    except ValueError:
-        raise SweepPathError(path.text, f"{value!r} is not an integer") from None
-    if not low <= out <= high:
-        raise SweepPathError(path.text, f"{out} is outside [{low}, {high}]")
-    return out
+        return int_text(value, low=low, high=high)
+    except NumberTextError as exc:
+        raise SweepPathError(path.text, exc.reason) from None
 
 
 def _weight(path: SweepPath, value: str) -> float:
     try:
-        out = float(value)
-    except ValueError:
-        raise SweepPathError(path.text, f"{value!r} is not a number") from None
-    if not out >= 0 or out == float("inf"):
-        raise SweepPathError(path.text, f"a weight must be a finite number >= 0, got {value!r}")
-    return out
+        return float_text(value, low=0.0, high=sys.float_info.max)
+    except NumberTextError as exc:
+        raise SweepPathError(path.text, f"a weight must be a finite number >= 0: {exc.reason}") from None
 
 
 def _quota(path: SweepPath, quotas: Any, value: str) -> dict[FlavorResource, ResourceQuota]:
@@ -243,6 +239,9 @@ def _config(path: SweepPath, config: PreemptionConfig, value: str) -> Preemption
     return attrs.evolve(config, non_preemptible_enabled=on)
 
 
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+
+
 def parse_window(value: str, *, where: str = "timeSharing.interval") -> timedelta | None:
     """A time-sharing window as text: a Go duration (``30m``, ``1h30m``, BOOST-1) or a number
     of seconds (``600``, ``0.5``); ``None`` for ``0``, ``none``, ``off`` (no booster).
@@ -251,13 +250,13 @@ def parse_window(value: str, *, where: str = "timeSharing.interval") -> timedelt
     text = value.strip()
     if text.lower() in _OFF:
         return None
-    try:
-        seconds = float(text)
-    except ValueError:
+    if not _NUMBER.fullmatch(text):
         window = parse_go_duration(text, where=where)  # InvalidDuration names ``where``
     else:
-        if not math.isfinite(seconds):
-            raise ConfigurationError(f"{where}: {value!r} is not a finite number of seconds")
+        try:  # ASCII digits, at most MAX_SECONDS: float() would take "٣", "1_0" and "1e300"
+            seconds = float_text(text, low=-MAX_SECONDS, high=MAX_SECONDS, what="a number of seconds")
+        except NumberTextError as exc:
+            raise ConfigurationError(f"{where}: {exc.reason}") from None
         window = timedelta(seconds=seconds)
     if window < timedelta(0):
         raise ConfigurationError(f"{where}: a window must not be negative, got {value!r}")
@@ -303,6 +302,8 @@ def _policy(path: SweepPath, policy: PolicySettings, value: str) -> PolicySettin
         else:
             boost = attrs.evolve(boost, cap=None if value.strip().lower() == "none" else _int(path, value))
         return attrs.evolve(policy, boost=boost)
+    except SweepPathError:
+        raise
     except ConfigurationError as exc:
         raise SweepPathError(path.text, str(exc)) from None
 

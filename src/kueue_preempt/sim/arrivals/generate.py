@@ -32,6 +32,8 @@ import attrs
 
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.io.read import DEFAULT_LIMITS, read_bytes
+from kueue_preempt.io.text import MAX_SECONDS, MIN_RATE
+from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.sim.arrivals.model import ArrivalRow, ArrivalsFile, PodSetOverride, WorkloadOverrides
 from kueue_preempt.sim.arrivals.read import pod_set_overrides
 from kueue_preempt.sim.errors import ArrivalError
@@ -52,9 +54,29 @@ def _sizes(value: Iterable[PodSetOverride]) -> tuple[PodSetOverride, ...]:
     return tuple(value)
 
 
+MAX_RATE = 1e9
+"""Most arrivals per second of one class (times are rounded to milliseconds anyway)."""
+
+
 def _positive(inst: object, attr: attrs.Attribute[float], value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise ConfigurationError(f"{type(inst).__name__}.{attr.name}: must be a finite number > 0, got {value!r}")
+
+
+def _rate(inst: object, attr: attrs.Attribute[float], value: float) -> None:
+    _positive(inst, attr, value)
+    if not MIN_RATE <= value <= MAX_RATE:  # 1 / rate is a mean gap in seconds: at most MAX_SECONDS
+        raise ConfigurationError(
+            f"{type(inst).__name__}.{attr.name}: must be between {MIN_RATE:.3g} and {MAX_RATE:.3g} per second, got {value!r}"
+        )
+
+
+def _seconds(inst: object, attr: attrs.Attribute[float], value: float) -> None:
+    _positive(inst, attr, value)
+    if value > MAX_SECONDS:
+        raise ConfigurationError(
+            f"{type(inst).__name__}.{attr.name}: must be at most {MAX_SECONDS:.6g} seconds (about 292 years), got {value!r}"
+        )
 
 
 def _distribution(inst: object, attr: attrs.Attribute[str], value: str) -> None:
@@ -67,8 +89,8 @@ class ArrivalClass:
     """One stream of arrivals: ``rate`` per second of ``template`` instances."""
 
     template: str
-    rate: float = attrs.field(validator=_positive)
-    duration: float = attrs.field(validator=_positive)
+    rate: float = attrs.field(validator=_rate)
+    duration: float = attrs.field(validator=_seconds)
     """Mean run time in seconds."""
     duration_distribution: str = attrs.field(default="exponential", validator=_distribution)
     name: str = ""
@@ -96,10 +118,12 @@ class GeneratorSpec:
             raise ConfigurationError("GeneratorSpec.classes: at least one class is needed")
         if self.horizon is None and self.count is None:
             raise ConfigurationError("GeneratorSpec: give horizon (seconds) or count (arrivals), or both")
-        if self.horizon is not None and (not math.isfinite(self.horizon) or self.horizon < 0):
-            raise ConfigurationError(f"GeneratorSpec.horizon: must be a finite number >= 0, got {self.horizon!r}")
-        if self.count is not None and (isinstance(self.count, bool) or self.count < 0):
-            raise ConfigurationError(f"GeneratorSpec.count: must be an int >= 0, got {self.count!r}")
+        if self.horizon is not None and (not math.isfinite(self.horizon) or not 0 <= self.horizon <= MAX_SECONDS):
+            raise ConfigurationError(
+                f"GeneratorSpec.horizon: must be a finite number >= 0 and at most {MAX_SECONDS:.6g} seconds, got {self.horizon!r}"
+            )
+        if self.count is not None and (isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 0):
+            raise ConfigurationError(f"GeneratorSpec.count: must be an int >= 0, got {self.count!r:.40}")
         # Untrusted specs: refuse a file that would not fit in memory rather than try.
         expected = self.count if self.count is not None else 0
         if self.count is None and self.horizon is not None:
@@ -123,9 +147,12 @@ def generate_arrivals(spec: GeneratorSpec) -> ArrivalsFile:
     for i, cls in enumerate(spec.classes):
         heapq.heappush(heap, (_ms(streams[i].expovariate(cls.rate)), i))
     rows: list[ArrivalRow] = []
+    # Every time an input may give is at most MAX_SECONDS, so a count-only spec of slow classes
+    # stops there too (and a drawn duration is capped at it).
+    horizon = MAX_SECONDS if spec.horizon is None else spec.horizon
     while heap:
         at, i = heapq.heappop(heap)
-        if spec.horizon is not None and at > spec.horizon:
+        if at > horizon:
             break
         if spec.count is not None and len(rows) >= spec.count:
             break
@@ -140,7 +167,7 @@ def generate_arrivals(spec: GeneratorSpec) -> ArrivalsFile:
         rows.append(
             ArrivalRow(
                 at=at,
-                duration=max(_ms(duration), 1 / _RESOLUTION),
+                duration=min(max(_ms(duration), 1 / _RESOLUTION), MAX_SECONDS),
                 template=cls.template,
                 overrides=WorkloadOverrides(
                     name=f"{prefix}-{len(rows) + 1:06d}",
@@ -182,6 +209,9 @@ def _class(source: str, i: int, raw: object) -> ArrivalClass:
     priorities = raw.get("priorities", [])
     if not isinstance(priorities, list) or any(isinstance(p, bool) or not isinstance(p, int) for p in priorities):
         raise _fail(source, f"{where}.priorities", "expected a list of integers")
+    for j, p in enumerate(priorities):
+        if not INT32_MIN <= p <= INT32_MAX:
+            raise _fail(source, f"{where}.priorities[{j}]", f"must be an int32 (between {INT32_MIN} and {INT32_MAX})")
     for field, value in (("template", raw.get("template")), ("name", raw.get("name", "")), ("queueName", raw.get("queueName", ""))):
         if not isinstance(value, str):
             raise _fail(source, f"{where}.{field}", "expected a string")
@@ -203,7 +233,10 @@ def _class(source: str, i: int, raw: object) -> ArrivalClass:
 def _float(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return math.nan  # rejected by the validators with the field's name
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an integer of hundreds of digits: out of every range, refused by name
+        return math.inf
 
 
 def parse_generator_spec(data: Mapping[str, Any], *, source: str = "<spec>") -> GeneratorSpec:
@@ -222,18 +255,23 @@ def parse_generator_spec(data: Mapping[str, Any], *, source: str = "<spec>") -> 
     count = data.get("count")
     if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
         raise _fail(source, "count", "expected an integer")
-    return GeneratorSpec(
-        classes=[_class(source, i, c) for i, c in enumerate(classes)],
-        seed=seed,
-        horizon=None if horizon is None else _float(horizon),
-        count=count,
-    )
+    parsed = [_class(source, i, c) for i, c in enumerate(classes)]
+    try:
+        return GeneratorSpec(classes=parsed, seed=seed, horizon=None if horizon is None else _float(horizon), count=count)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"{source}: {exc}") from None
+
+
+def _json_int(text: str) -> int:
+    if len(text) > 1000:  # int() refuses more than 4,300 digits with a message about Python itself
+        raise ValueError(f"an integer with {len(text)} digits is too long (at most 1000)")
+    return int(text)
 
 
 def load_generator_spec(path: str | os.PathLike[str]) -> GeneratorSpec:
     name = os.fspath(path)
     try:
-        data = json.loads(read_bytes(path, DEFAULT_LIMITS).decode("utf-8"))
+        data = json.loads(read_bytes(path, DEFAULT_LIMITS).decode("utf-8"), parse_int=_json_int)
     except (ValueError, RecursionError) as exc:
         raise ConfigurationError(f"{name}: not a JSON generator spec: {str(exc).splitlines()[0]}") from None
     if not isinstance(data, dict):

@@ -12,6 +12,7 @@ import csv
 import io as _io
 import math
 import os
+import re
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
@@ -22,6 +23,7 @@ from kueue_preempt.errors import InvalidQuantity, KueuePreemptError
 from kueue_preempt.io import LoadedWorkload, ManifestError
 from kueue_preempt.io.cycle_state import cluster_state_from_objects
 from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, RawObject, read_bytes
+from kueue_preempt.io.text import NumberTextError, check_seconds, int_text, shown
 from kueue_preempt.model.quantity import request_amount
 from kueue_preempt.sim.jsonl import JsonLineError, json_lines, number
 from kueue_preempt.sim.arrivals.model import ArrivalRow, ArrivalsFile, PodSetOverride, RunningRow, WorkloadOverrides
@@ -62,7 +64,10 @@ class _Row:
             raise self.fail(field, f"expected a finite number of seconds, got {_show(raw)}")
         if value < 0 or (positive and value == 0):
             raise self.fail(field, f"must be {'> 0' if positive else '>= 0'}, got {_show(raw)}")
-        return value
+        try:
+            return check_seconds(value, positive=positive)
+        except NumberTextError as exc:
+            raise self.fail(field, exc.reason) from None
 
     def string(self, field: str, value: object) -> str:
         if not isinstance(value, str) or not value:
@@ -77,10 +82,15 @@ class _Row:
 
     def integer(self, field: str, value: object, low: int, high: int) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, Decimal) and value == value.to_integral_value():
+            if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+                if not low <= value <= high:  # compared as a Decimal: int() of 1e999999999 would not end
+                    raise self.fail(field, f"must be between {low} and {high}, got {value}")
                 value = int(value)
-            elif isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-                value = int(value)
+            elif isinstance(value, str):
+                try:  # ASCII digits only, range-checked before int() sees thousands of digits
+                    value = int_text(value, low=low, high=high)
+                except NumberTextError as exc:
+                    raise self.fail(field, f"expected an integer: {exc.reason}") from None
             else:
                 raise self.fail(field, f"expected an integer, got {_show(value)}")
         assert isinstance(value, int)
@@ -237,6 +247,8 @@ def parse_arrivals(text: str, *, source: str = "<arrivals>") -> ArrivalsFile:
     return _file(source, rows())
 
 
+_CSV_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_MAX_CELL_NUMBER = 1000  # characters, as for a number in a dump
 _CSV_PLAIN = ("at", "duration", "template", "name", "queueName", "priority", "priorityClassName", "count", "podSet")
 _CSV_PREFIXES = ("requests.", "annotations.")
 
@@ -287,10 +299,10 @@ def _csv_row(source: str, line: int, cells: dict[str, str]) -> dict[str, Any]:
         if cell == "":
             continue
         if column in ("at", "duration"):
-            try:
-                out[column] = Decimal(cell)
-            except ArithmeticError:
-                raise ArrivalError(source, line, column, f"expected a number of seconds, got {cell!r}") from None
+            # Decimal() alone would take "sNaN", "٣" and "1_0"; the grammar is JSON's number.
+            if len(cell) > _MAX_CELL_NUMBER or not _CSV_NUMBER.fullmatch(cell):
+                raise ArrivalError(source, line, column, f"expected a number of seconds, got {shown(cell)}")
+            out[column] = Decimal(cell)
         elif column == "count":
             pod_set["count"] = cell
         elif column == "podSet":
