@@ -136,7 +136,7 @@ def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
     if args.scenario:
         return scenario_command(args)
     if not args.arrivals:
-        raise ConfigurationError("simulate needs --arrivals (or --scenario FILE)")
+        raise ConfigurationError("simulate needs --arrivals FILE (with DUMP files, or none to read the cluster), or --scenario FILE")
     state, dump = cluster_state_of(args)
     file = _arrivals(args)
     resolve_arrivals(file, dump)  # every row checked before anything runs
