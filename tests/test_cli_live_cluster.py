@@ -288,3 +288,15 @@ def test_kubectl_finds_the_plugin(tmp_path: Path, classic: tuple[FakeApiServer, 
     assert "job-fraud-model-retrain" in done.stdout
     bad = subprocess.run([KUBECTL, "kueue-preempt", "bogus"], env=env, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("kubectl kueue-preempt: error: ")
+
+
+def test_kubectl_command_lines() -> None:
+    """An argument list (no shell); every value in ``--flag=value`` form, so a value that starts
+    with a dash can never become another flag."""
+    cq, workloads = KUEUE_RESOURCES[1], KUEUE_RESOURCES[5]
+    source = KubectlSource(context="-v=9", kubeconfig="/tmp/k config", namespace="--all-namespaces")
+    assert source.command(cq) == [
+        "kubectl", "get", "clusterqueues.kueue.x-k8s.io", "--output=json", "--kubeconfig=/tmp/k config", "--context=-v=9"
+    ]
+    assert source.command(workloads)[-1] == "--namespace=--all-namespaces"
+    assert KubectlSource().command(workloads) == ["kubectl", "get", "workloads.kueue.x-k8s.io", "--output=json", "--all-namespaces"]

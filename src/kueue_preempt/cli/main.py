@@ -129,7 +129,7 @@ _CONFIG_HELP = (
 def _parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = _Parser(
         prog=prog,
-        description="Explain Kueue preemption decisions on cluster dumps.",
+        description="Explain Kueue preemption decisions on the current cluster (read with kubectl) or on dump files.",
         epilog="Defaults are Kueue's own (feature gates and configuration at the reference commit). "
         "Options given on the command line override the same settings read from a --config file.",
     )

@@ -120,13 +120,14 @@ class KubectlSource:
         return f"cluster (context {self.context})" if self.context else "cluster (current context)"
 
     def command(self, resource: ResourceType) -> list[str]:
-        args = [self.kubectl, "get", resource.resource, "-o", "json"]
+        # ``--flag=value``: a value starting with "-" stays a value, never another flag.
+        args = [self.kubectl, "get", resource.resource, "--output=json"]
         if self.kubeconfig is not None:
-            args += ["--kubeconfig", self.kubeconfig]
+            args.append(f"--kubeconfig={self.kubeconfig}")
         if self.context is not None:
-            args += ["--context", self.context]
+            args.append(f"--context={self.context}")
         if resource.namespaced:
-            args += ["--namespace", self.namespace] if self.namespace is not None else ["--all-namespaces"]
+            args.append(f"--namespace={self.namespace}" if self.namespace is not None else "--all-namespaces")
         return args
 
 
