@@ -300,3 +300,18 @@ def test_kubectl_command_lines() -> None:
     ]
     assert source.command(workloads)[-1] == "--namespace=--all-namespaces"
     assert KubectlSource().command(workloads) == ["kubectl", "get", "workloads.kueue.x-k8s.io", "--output=json", "--all-namespaces"]
+
+
+def test_kubectl_stderr_flood_keeps_the_last_line(tmp_path: Path) -> None:
+    """kubectl's own error line comes after its log lines: a flood of them is bounded, not fatal."""
+    fake = tmp_path / "kubectl"
+    fake.write_text(
+        f"#!{sys.executable}\nimport sys\n"
+        "for i in range(20000):\n"
+        "    sys.stderr.write('E1127 10:00:00.000000   1 memcache.go:265] noise %d\\n' % i)\n"
+        "sys.stderr.write('error: the final word\\n')\nsys.exit(1)\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    with pytest.raises(ClusterReadError) as caught:
+        read_cluster(KubectlSource(kubectl=str(fake)))
+    assert str(caught.value) == "kubectl get resourceflavors.kueue.x-k8s.io: the final word"

@@ -142,6 +142,7 @@ class ClusterRead:
 _MISSING_TYPE = "the server doesn't have a resource type"
 _KLOG_LINE = re.compile(r"^[IWEF]\d{4} \d")
 _STDERR_LIMIT = 64 * 1024
+_DRAIN_SECONDS = 5.0
 _SHOWN = 300
 
 
@@ -201,8 +202,8 @@ def _run(source: KubectlSource, resource: ResourceType, limits: Limits) -> tuple
     except OSError as exc:
         raise ClusterReadError(f"{source.kubectl}: cannot run: {exc.strerror or exc}") from None
     assert process.stdout is not None and process.stderr is not None
-    out = _Reader(process, process.stdout, limits.max_bytes)
-    err = _Reader(process, process.stderr, _STDERR_LIMIT)
+    out = _Reader(process, process.stdout, limits.max_bytes, stop=True)
+    err = _Reader(process, process.stderr, _STDERR_LIMIT, stop=False)
     try:
         code = process.wait(timeout=source.timeout)
     except subprocess.TimeoutExpired:
@@ -212,21 +213,24 @@ def _run(source: KubectlSource, resource: ResourceType, limits: Limits) -> tuple
             f"kubectl get {resource.resource}: no answer within {source.timeout:g} s (is the cluster reachable?)"
         ) from None
     finally:
-        out.join()
-        err.join()
+        # A credential helper kubectl started may still hold the pipes open: do not wait on it.
+        out.join(_DRAIN_SECONDS)
+        err.join(_DRAIN_SECONDS)
     if out.overflow:
         raise ManifestTooLarge(source.label, f"kubectl get {resource.resource}: output larger than {limits.max_bytes} bytes")
     return code, out.data(), err.data()
 
 
 class _Reader:
-    """Drain one pipe on a thread, keeping at most ``limit`` bytes; past it, stop kubectl (a
-    thread per pipe, so neither pipe can fill up and block it, on every platform)."""
+    """Drain one pipe on a thread (one per pipe, so neither can fill up and block kubectl, on
+    every platform). Past ``limit`` bytes: with ``stop``, kill kubectl (its output is too large
+    to load); without, keep only the last ``limit`` bytes (kubectl's error line comes last)."""
 
-    def __init__(self, process: subprocess.Popen[bytes], stream: IO[bytes], limit: int) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], stream: IO[bytes], limit: int, *, stop: bool) -> None:
         self.process = process
         self.stream = stream
         self.limit = limit
+        self.stop = stop
         self.chunks: list[bytes] = []
         self.size = 0
         self.overflow = False
@@ -240,17 +244,21 @@ class _Reader:
                 if not chunk:
                     return
                 if self.size + len(chunk) > self.limit:
-                    self.overflow = True
-                    self.process.kill()
-                    return
+                    if self.stop:
+                        self.overflow = True
+                        self.process.kill()
+                        return
+                    kept = (b"".join(self.chunks) + chunk)[-self.limit :]
+                    self.chunks, self.size = [kept], len(kept)
+                    continue
                 self.chunks.append(chunk)
                 self.size += len(chunk)
 
-    def join(self) -> None:
-        self.thread.join()
+    def join(self, timeout: float) -> None:
+        self.thread.join(timeout)
 
     def data(self) -> bytes:
-        return b"".join(self.chunks)
+        return b"".join(list(self.chunks))
 
 
 def _message(stderr: bytes) -> str:
