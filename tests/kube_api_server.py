@@ -173,6 +173,8 @@ class FakeApiServer:
             and (namespace is None or o.get("metadata", {}).get("namespace") == namespace)
         ]
         gv = f"{group}/{version}" if group else version
+        # As the API server lists built-in types: items without kind/apiVersion (kubectl adds them).
+        items = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in items]
         return 200, {"kind": f"{kind}List", "apiVersion": gv, "metadata": {"resourceVersion": "1"}, "items": items}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
