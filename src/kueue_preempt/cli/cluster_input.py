@@ -65,7 +65,8 @@ def objects_of(args: argparse.Namespace, resources: Sequence[ResourceType] = KUE
         _log.info("note: the cluster does not serve %s (read as none)", ", ".join(read.missing))
     if source.namespace is not None:
         _log.warning(
-            "note: namespace %s only: quota used by workloads of other namespaces is not counted", source.namespace
+            "note: namespace %s only: what objects of other namespaces use (quota, node capacity) is not counted",
+            source.namespace,
         )
     return list(read.objects)
 
