@@ -316,7 +316,6 @@ CLI_CASES = [
     CliCase("podgroup-not-pending", ("podgroup", "pg.yaml", "--group", "ns/g"), 3, "PodGroup ns/g is not pending: it has no pods in the dump", {"pg.yaml": dump(NODE, PODGROUP)}),
     # usage: exit 2
     CliCase("usage-podgroup-mode", ("podgroup", "dump.yaml", "--group", "ns/g", "--mode", "fast"), 2, "invalid choice: 'fast'"),
-    CliCase("usage-no-dump", ("explain", "--workload", "ns/w"), 2, "the following arguments are required: DUMP"),
     CliCase("usage-no-workload", ("explain", "dump.yaml"), 2, "one of the arguments --workload --incoming is required"),
     CliCase("usage-bad-key", ("explain", "dump.yaml", "--workload", "w"), 2, "'w' is not NAMESPACE/NAME"),
     CliCase("usage-bad-now", ("explain", "dump.yaml", "--workload", "ns/w", "--now", "tomorrow"), 2, "'tomorrow' is not an RFC 3339 time"),
@@ -328,6 +327,8 @@ CLI_CASES = [
     CliCase("io-directory", ("check", "."), 4, ".: Is a directory"),
     CliCase("io-missing-assignment", ("explain", "dump.yaml", "--workload", "ns/w", "--assignment", "nope.json"), 4, "nope.json: No such file or directory"),
     # missing optional dependency: exit 5 (a stub `yaml` package that fails to import)
+    # no DUMP reads the cluster through kubectl: without kubectl, exit 5 too
+    CliCase("no-dump-no-kubectl", ("explain", "--workload", "ns/w"), 5, "kubectl: not found; install kubectl to read the cluster, or give DUMP files", env={"PATH": "/nonexistent"}),
     CliCase("yaml-unavailable", ("check", "dump.yaml"), 5, "reading YAML needs PyYAML", {"nomod/yaml/__init__.py": "raise ImportError('blocked for the test')\n"}, {"PYTHONPATH": "nomod"}),
 ]
 

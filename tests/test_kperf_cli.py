@@ -118,7 +118,7 @@ def test_bad_scenario_file_is_invalid_input(tmp_path: Path, capsys: pytest.Captu
 
 def test_missing_inputs_without_scenario(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate"]) == 3
-    assert "needs DUMP and --arrivals" in capsys.readouterr().err
+    assert "simulate needs --arrivals FILE (with DUMP files, or none to read the cluster)" in capsys.readouterr().err
 
 
 @pytest.fixture()

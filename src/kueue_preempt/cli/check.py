@@ -10,8 +10,8 @@ from kueue_preempt.cli.gates import feature_gates_of, note_ignored_boosts
 from kueue_preempt.io import (
     ClusterDump,
     ManifestError,
-    load_dump,
 )
+from kueue_preempt.cli.cluster_input import dump_of
 from kueue_preempt.io.text import quantity_text
 from kueue_preempt.model.priority import priority_info
 from kueue_preempt.snapshot.quota import QuotaNode, Snapshot
@@ -22,7 +22,7 @@ __all__ = ["run_check"]
 
 def run_check(args: argparse.Namespace) -> tuple[int, str]:
     kueue = kueue_config_of(args)
-    dump = load_dump(*args.dump)
+    dump = dump_of(args)
     gates = feature_gates_of(args, base=kueue.feature_gate_set())
     note_ignored_boosts([w.workload for w in dump.workloads], gates)
     snapshot = dump.snapshot(reclaimable_pods=gates.reclaimable_pods)

@@ -18,7 +18,7 @@ from kueue_preempt.cli.common import int_flag
 from kueue_preempt.cli.gates import add_feature_gates_flag
 from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.cycle import ClusterState, CycleConfig, CycleResult, CycleRun, HeadResult, Outcome, run_cycles
-from kueue_preempt.io.cycle_state import load_cluster_state
+from kueue_preempt.cli.cluster_input import add_dump_arguments, cluster_state_of
 from kueue_preempt.io.text import quantity_text
 from kueue_preempt.model import PodSetUsage
 from kueue_preempt.model.queues import cohort_parents, root_cohort
@@ -136,7 +136,7 @@ def _unqueued(cluster: ClusterState, run: CycleRun) -> list[str]:
 
 def cycle_command(args: argparse.Namespace) -> tuple[int, str]:
     """Run the command; returns ``(exit code, output)``."""
-    cluster, _dump = load_cluster_state(*args.dump)
+    cluster, _dump = cluster_state_of(args)
     now = args.now or datetime.now(timezone.utc)
     run = run_cycles(cluster, None, _config(args), now, cycles=args.cycles, until_stable=args.until_stable)
     last: dict[str, HeadResult] = {}
@@ -247,7 +247,7 @@ def add_cycle_parser(
         "(ClusterQueue, flavors, count), preempts whom, or stays pending (active or inadmissible) and why. "
         + ASSUMPTION,
     )
-    p.add_argument("dump", nargs="+", metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
+    add_dump_arguments(p)
     runs = p.add_mutually_exclusive_group()
     runs.add_argument("--cycles", type=_positive, default=1, metavar="N", help="run N cycles (victims released between them)")
     runs.add_argument("--until-stable", action="store_true", help="run cycles until nothing changes (cap: 10 x pending + 10)")

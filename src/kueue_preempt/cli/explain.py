@@ -46,7 +46,7 @@ from kueue_preempt.io.text import time_text
 from kueue_preempt.io.dump import dump_from_objects, resolve_priorities
 from kueue_preempt.cli.cycle import cohort_note
 from kueue_preempt.cycle import CycleConfig
-from kueue_preempt.io.cycle_state import load_cluster_state
+from kueue_preempt.cli.cluster_input import cluster_state_of
 from kueue_preempt.model.priority import preemption_cost, priority_info
 from kueue_preempt.preemption.common.trace import TraceEvent
 from kueue_preempt.cli.common import EXIT_NO_TARGETS, EXIT_OK, kueue_config_of, preemption_config_of, table, text
@@ -237,7 +237,7 @@ def run_explain(args: argparse.Namespace) -> tuple[int, str]:
     config = preemption_config_of(args, kueue)
     reclaim = config.feature_gates.reclaimable_pods
     now = args.now if args.now is not None else datetime.now(timezone.utc)
-    cluster, dump = load_cluster_state(*args.dump)
+    cluster, dump = cluster_state_of(args)
     lw = _incoming(args.incoming, dump) if args.incoming else dump.pending_workload(args.workload)
     note_ignored_boosts([w.workload for w in dump.workloads] + ([lw.workload] if args.incoming else []), config.feature_gates)
     via = ""

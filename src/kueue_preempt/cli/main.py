@@ -24,8 +24,10 @@ Exit codes:
 2    usage error (unknown option, missing argument, bad ``--now``/``--strategies``)
 3    invalid input (malformed manifest, quantity, annotation, assignment; unknown
      workload, LocalQueue or ClusterQueue; input too large)
-4    I/O error (file missing, unreadable, a directory)
-5    a YAML input without PyYAML installed (``pip install 'kueue-preempt[yaml]'``)
+4    I/O error (file missing, unreadable, a directory; kubectl cannot read the cluster:
+     no context, unreachable, forbidden, Kueue not installed, timeout)
+5    a YAML input without PyYAML installed (``pip install 'kueue-preempt[yaml]'``), or
+     no DUMP given and no ``kubectl`` on PATH
 70   internal error (a bug: please report it)
 ===  ==============================================================================
 """
@@ -64,7 +66,9 @@ from kueue_preempt.io import (
     YamlUnavailable,
 )
 from kueue_preempt.sim.errors import ExtraUnavailable
+from kueue_preempt.io.kubectl import ClusterReadError, KubectlNotFound
 from kueue_preempt.cli.simulate import add_sim_parsers
+from kueue_preempt.cli.cluster_input import add_dump_arguments
 from kueue_preempt.cli.cycle import add_cycle_parser
 
 __all__ = [
@@ -124,10 +128,10 @@ _CONFIG_HELP = (
 )
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = _Parser(
-        prog=PROG,
-        description="Explain Kueue preemption decisions on cluster dumps.",
+        prog=prog,
+        description="Explain Kueue preemption decisions on the current cluster (read with kubectl) or on dump files.",
         epilog="Defaults are Kueue's own (feature gates and configuration at the reference commit). "
         "Options given on the command line override the same settings read from a --config file.",
     )
@@ -143,7 +147,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Explain which workloads Kueue would preempt so that a workload fits. "
         "Exit 0 with targets, 1 without (fits already, NoFit, or no complete target set).",
     )
-    explain.add_argument("dump", nargs="+", metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
+    add_dump_arguments(explain)
     which = explain.add_mutually_exclusive_group(required=True)
     which.add_argument("--workload", type=_workload_key, metavar="NS/NAME", help="a pending Workload of the dump")
     which.add_argument("--incoming", metavar="FILE", help="a Workload manifest that is not in the dump")
@@ -171,7 +175,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Workload-aware preemption for a pending PodGroup on a dump of nodes, pods, "
         "PodGroups and PDBs. Exit 0 with victims, 1 without.",
     )
-    podgroup.add_argument("dump", nargs="+", metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
+    add_dump_arguments(podgroup)
     podgroup.add_argument(
         "--group", required=True, type=_workload_key, metavar="NS/NAME", help="the pending PodGroup"
     )
@@ -191,7 +195,7 @@ def _parser() -> argparse.ArgumentParser:
         help="validate a dump and show what was loaded",
         description="Validate a dump: counts per kind, skipped kinds, the quota tree, pending workloads, warnings.",
     )
-    check.add_argument("dump", nargs="+", metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
+    add_dump_arguments(check)
     check.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
     check.add_argument("--output", "-o", choices=("table", "json"), default="table")
     check.set_defaults(func=run_check)
@@ -207,8 +211,8 @@ def _parser() -> argparse.ArgumentParser:
 # --------------------------------------------------------------------------- main
 
 
-def _fail(message: str) -> None:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+def _fail(message: str, prog: str = PROG) -> None:
+    print(f"{prog}: error: {message}", file=sys.stderr)
 
 
 def _write(text: str) -> None:
@@ -223,9 +227,10 @@ def _write(text: str) -> None:
     buffer.flush()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``kueue-preempt`` console script; returns the exit code."""
-    parser = _parser()
+def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
+    """Entry point of the ``kueue-preempt`` console script; returns the exit code. ``prog`` is
+    the program name in help and messages (``kubectl kueue-preempt`` for the kubectl plugin)."""
+    parser = _parser(prog)
     try:
         args = parser.parse_args(argv)
     except _UsageError as exc:
@@ -234,24 +239,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version
         return int(exc.code) if isinstance(exc.code, int) else EXIT_OK
     try:
-        with cli_logging(level_for(args), PROG):
+        with cli_logging(level_for(args), prog):
             result: tuple[int, str] = args.func(args)
         code, text = result
-    except (YamlUnavailable, ExtraUnavailable) as exc:
-        _fail(str(exc))
+    except (YamlUnavailable, ExtraUnavailable, KubectlNotFound) as exc:
+        _fail(str(exc), prog)
         return EXIT_MISSING_DEPENDENCY
+    except ClusterReadError as exc:
+        _fail(str(exc), prog)
+        return EXIT_IO_ERROR
     except KueuePreemptError as exc:
-        _fail(str(exc))
+        _fail(str(exc), prog)
         return EXIT_INVALID_INPUT
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        _fail(f"{where}{exc.strerror or exc}")
+        _fail(f"{where}{exc.strerror or exc}", prog)
         return EXIT_IO_ERROR
     except KeyboardInterrupt:
-        _fail("interrupted")
+        _fail("interrupted", prog)
         return 130
     except Exception as exc:  # noqa: BLE001 - the CLI must never print a traceback
-        _fail(f"internal error: {type(exc).__name__}: {exc} (please report this)")
+        _fail(f"internal error: {type(exc).__name__}: {exc} (please report this)", prog)
         return EXIT_INTERNAL_ERROR
     try:
         _write(text)

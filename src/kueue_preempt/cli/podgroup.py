@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from kueue_preempt.io import (
-    load_dump,
-)
+from kueue_preempt.cli.cluster_input import dump_of
+from kueue_preempt.io.kubectl import POD_GROUP_RESOURCES
 from kueue_preempt.podgroup import PodGroupPreemptionResult, PodGroupPreemptor, select_podgroup_victims
 from kueue_preempt.preemption.common.trace import DecisionTrace
 from kueue_preempt.cli.common import EXIT_NO_TARGETS, EXIT_OK, table, text
@@ -16,7 +15,7 @@ __all__ = ["run_podgroup"]
 
 
 def run_podgroup(args: argparse.Namespace) -> tuple[int, str]:
-    dump = load_dump(*args.dump)
+    dump = dump_of(args, POD_GROUP_RESOURCES)
     cluster = dump.cluster()
     preemptor = dump.pod_group_preemptor(args.group)
     trace = DecisionTrace()

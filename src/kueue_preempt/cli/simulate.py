@@ -23,7 +23,7 @@ from kueue_preempt.cycle import CycleConfig
 from kueue_preempt.cli.kperf import add_api_arguments, add_scenario_arguments, api_limits, scenario_command
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.io import parse_documents, read_bytes
-from kueue_preempt.io.cycle_state import load_cluster_state
+from kueue_preempt.cli.cluster_input import add_dump_arguments, cluster_state_of
 from kueue_preempt.sim.arrivals.model import ArrivalsFile, write_arrivals
 from kueue_preempt.sim.arrivals.read import load_arrivals
 from kueue_preempt.sim.arrivals.resolve import resolve_arrivals
@@ -136,9 +136,9 @@ def _arrivals(args: argparse.Namespace) -> ArrivalsFile:
 def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
     if args.scenario:
         return scenario_command(args)
-    if not args.dump or not args.arrivals:
-        raise ConfigurationError("simulate needs DUMP and --arrivals (or --scenario FILE)")
-    state, dump = load_cluster_state(*args.dump)
+    if not args.arrivals:
+        raise ConfigurationError("simulate needs --arrivals FILE (with DUMP files, or none to read the cluster), or --scenario FILE")
+    state, dump = cluster_state_of(args)
     file = _arrivals(args)
     resolve_arrivals(file, dump)  # every row checked before anything runs
     options = _options(args)
@@ -195,7 +195,7 @@ def _backend(args: argparse.Namespace) -> tuple[Backend, Any]:
 
 
 def sweep_command(args: argparse.Namespace) -> tuple[int, str]:
-    state, dump = load_cluster_state(*args.dump)
+    state, dump = cluster_state_of(args)
     file = load_arrivals(args.arrivals)
     resolve_arrivals(file, dump)  # every row checked before anything runs
     varies = [parse_vary(v) for v in args.vary]
@@ -234,9 +234,8 @@ def _common(
     strategies: Any,
     config_of: Callable[[argparse.Namespace], PreemptionConfig],
     config_help: str,
-    dump_nargs: str = "+",
 ) -> None:
-    p.add_argument("dump", nargs=dump_nargs, metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
+    add_dump_arguments(p)
     p.add_argument("--config", metavar="FILE", help=config_help)
     add_feature_gates_flag(p)
     p.set_defaults(config_of=config_of)
@@ -286,7 +285,7 @@ def add_sim_parsers(
         "changes at each instant, completions, preemptions, requeues. Prints the "
         "summary: waits p50/p90/p99, preemptions, cycles, utilization. Exit 1 if a livelock was reported.",
     )
-    _common(sim, strategies, config_of, config_help, dump_nargs="*")
+    _common(sim, strategies, config_of, config_help)
     sim.add_argument("--arrivals", metavar="FILE", help="arrivals (JSONL, or CSV by extension); with --generate, written")
     sim.add_argument("--generate", metavar="SPEC", help="generate the arrivals from a JSON generator spec into --arrivals")
     sim.add_argument("--seed", type=int_flag(-(2**63), 2**63 - 1), metavar="N", help="override the generator spec's seed")
