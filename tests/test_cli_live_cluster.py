@@ -248,7 +248,8 @@ def test_plugin_program_name(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "explain", "--help", prog=PLUGIN_PROG)
     assert code == 0 and out.startswith("usage: kubectl kueue-preempt explain ")
     code, out, err = _run(capsys, "explain", prog=PLUGIN_PROG)
-    assert code == 2 and _one_line(err).startswith("kubectl kueue-preempt explain: error: ")
+    assert code == 2 and _one_line(err).startswith("kubectl kueue-preempt: error: ")
+    assert err.rstrip().endswith("(see kubectl kueue-preempt explain --help)")
     code, out, err = _run(capsys, "check", "/nonexistent/dump.yaml", prog=PLUGIN_PROG)
     assert code == 4 and _one_line(err).startswith("kubectl kueue-preempt: error: ")
 

@@ -72,8 +72,11 @@ def objects_of(args: argparse.Namespace, resources: Sequence[ResourceType] = KUE
 
 
 def dump_of(args: argparse.Namespace, resources: Sequence[ResourceType] = KUEUE_RESOURCES) -> ClusterDump:
-    """The :class:`ClusterDump` of the DUMP files or the cluster."""
-    return dump_from_objects(objects_of(args, resources))
+    """The :class:`ClusterDump` of the DUMP files or the cluster, validated as
+    :func:`~kueue_preempt.io.load_dump` validates files (:meth:`ClusterDump.validate`)."""
+    dump = dump_from_objects(objects_of(args, resources))
+    dump.validate()
+    return dump
 
 
 def cluster_state_of(args: argparse.Namespace) -> tuple[ClusterState, ClusterDump]:

@@ -93,7 +93,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # One format for every refusal: the program name, then what is wrong; the command's
         # own help is named at the end (argparse would start with "kueue-preempt COMMAND:").
-        raise _UsageError(f"{PROG}: error: {message} (see {self.prog} --help)")
+        raise _UsageError(f"{message} (see {self.prog} --help)")
 
 
 # --------------------------------------------------------------------------- arguments
@@ -234,7 +234,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     try:
         args = parser.parse_args(argv)
     except _UsageError as exc:
-        print(f"{exc}", file=sys.stderr)
+        _fail(str(exc), prog)
         return EXIT_USAGE
     except SystemExit as exc:  # --help, --version
         return int(exc.code) if isinstance(exc.code, int) else EXIT_OK

@@ -35,8 +35,10 @@ def cluster_state_from_dump(dump: ClusterDump, namespaces: Iterable[Namespace] |
 
 
 def cluster_state_from_objects(objects: Iterable[RawObject]) -> tuple[ClusterState, ClusterDump]:
-    """The :class:`ClusterDump` of the raw objects and its cycle input (``dump.state``)."""
+    """The :class:`ClusterDump` of the raw objects and its cycle input (``dump.state``),
+    refused as :func:`load_cluster_state` refuses a file (:meth:`ClusterDump.validate`)."""
     dump = dump_from_objects(objects)
+    dump.validate()
     return dump.state, dump
 
 
