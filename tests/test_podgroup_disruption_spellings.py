@@ -68,8 +68,9 @@ def test_the_spellings_matter_the_two_modes_decide_differently() -> None:
 
 
 def test_cli_output_is_identical_for_the_136_and_137_spellings(tmp_path: Path) -> None:
-    outputs = []
-    for spelling in ("PodGroup", {"all": {}}):
+    outputs: list[Any] = []
+    spellings: list[Any] = ["PodGroup", {"all": {}}]
+    for spelling in spellings:
         path = tmp_path / f"pg-{len(outputs)}.yaml"
         path.write_text(example_with_etl_mode(spelling), encoding="utf-8")
         result = run_cli("podgroup", str(path), "--group", "ml/llm-train", "--mode", "kube", "-o", "json")

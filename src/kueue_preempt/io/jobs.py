@@ -25,6 +25,7 @@ Per-pod requests are FAS-1's, read from the pod template as ``spec.podSets[].tem
 from __future__ import annotations
 
 import hashlib
+import json
 import attrs
 
 from kueue_preempt.model import PriorityClassRef, Workload
@@ -80,6 +81,9 @@ UNSUPPORTED_JOB_KINDS: dict[str, tuple[str, ...]] = {
 _SUPPORTED_TEXT = "batch/v1 Job, jobset.x-k8s.io/v1alpha2 JobSet and v1 Pod"
 _POD_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 _JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
+# Field paths as the readers spell them (a key with dots or slashes in JSON quotes).
+_QUEUE_LABEL_PATH = f"metadata.labels[{json.dumps(QUEUE_NAME_LABEL)}]"
+_CLASS_LABEL_PATH = f"metadata.labels[{json.dumps(PRIORITY_CLASS_LABEL)}]"
 _HASH_LENGTH = 5
 _MAX_PREFIX_LENGTH = 252 - _HASH_LENGTH  # a name is at most 253 characters: prefix, "-", hash
 
@@ -120,7 +124,7 @@ class JobWorkload:
 
     kind: str
     """``Job``, ``JobSet`` or ``Pod``."""
-    source: str
+    source: str = attrs.field(eq=False)
     name: str
     """``namespace/name`` of the job (``#<n>`` without a usable name), for messages."""
     workload: LoadedWorkload
@@ -158,7 +162,7 @@ class JobWorkload:
         if not queue:
             if f"{w.namespace}/{DEFAULT_LOCAL_QUEUE}" not in {q.key for q in dump.local_queues}:
                 raise self._error(
-                    f"metadata.labels[{QUEUE_NAME_LABEL!r}]",
+                    _QUEUE_LABEL_PATH,
                     f"missing: Kueue does not manage a {self.kind} without a queue name (the label, or the "
                     f"annotation of that name) when namespace {w.namespace!r} has no LocalQueue "
                     f"{DEFAULT_LOCAL_QUEUE!r}; with manageJobsWithoutQueueName Kueue would create a Workload "
@@ -177,7 +181,7 @@ class JobWorkload:
         if label:
             if label not in wpcs:
                 raise self._error(
-                    f"metadata.labels[{PRIORITY_CLASS_LABEL!r}]",
+                    _CLASS_LABEL_PATH,
                     f"WorkloadPriorityClass {label!r} is not in the dump (Kueue does not create the "
                     "Workload while it is missing)",
                 )
