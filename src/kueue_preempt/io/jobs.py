@@ -220,10 +220,9 @@ def read_job(raw: RawObject, load: ParseContext | None = None) -> JobWorkload:
             "(kubectl get workloads -n NAMESPACE -o yaml)",
         )  # fmt: skip
     if version not in versions:
-        raise ManifestError(
-            raw.source, shown_kind, f"#{raw.index}", "apiVersion",
-            f"{group + '/' if group else ''}{version} is not read; use {', '.join((group + '/' if group else '') + v for v in versions)}",
-        )  # fmt: skip
+        wanted = ", ".join((group + "/" if group else "") + v for v in versions)
+        given = f"{group + '/' if group else ''}{version} is not read" if version else "missing"
+        raise ManifestError(raw.source, shown_kind, f"#{raw.index}", "apiVersion", f"{given}; use {wanted}")
     meta = open_object(raw.source, raw.index, raw.data, shown_kind, namespaced=True, load=load)
     spec = meta.root.get("spec")
     spec.mapping()
