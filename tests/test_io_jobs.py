@@ -174,6 +174,13 @@ def test_jobset_shape_errors_name_the_field() -> None:
         read_job(raw(data))
 
 
+def test_a_jobset_pod_set_count_must_fit_an_int32() -> None:
+    data = fixture("jobset.yaml")
+    data["spec"]["replicatedJobs"][1]["replicas"] = 2**30
+    with pytest.raises(ManifestError, match=r"spec\.replicatedJobs\[1\]\.replicas: 1073741824 replicas of 3 pods is 3221225472 pods"):
+        read_job(raw(data))
+
+
 def test_a_pod_is_one_pod_set_main_of_one_pod_queue_from_the_annotation(classic: ClusterDump) -> None:
     lw = workload_from_job(raw(fixture("pod.yaml")), classic)
     (ps,) = lw.pod_sets
@@ -275,6 +282,14 @@ def test_kinds_that_are_not_jobs() -> None:
     assert not is_job(raw({"apiVersion": "v1", "kind": "ConfigMap"}))
     assert not is_job(raw({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload"}))
     assert is_job(raw({"apiVersion": "v1", "kind": "Pod"}))
+    assert not is_job(raw({"apiVersion": "batch/v1", "kind": ["Job"]}))  # a hostile kind is no job
+
+
+def test_a_pod_needs_a_spec() -> None:
+    data = fixture("pod.yaml")
+    del data["spec"]
+    with pytest.raises(ManifestError, match=r"Pod research/notebook: spec: required field is missing"):
+        read_job(raw(data))
 
 
 def test_a_job_and_its_hand_written_workload_are_the_same_workload(classic: ClusterDump) -> None:

@@ -29,6 +29,7 @@ import json
 import attrs
 
 from kueue_preempt.model import PriorityClassRef, Workload
+from kueue_preempt.model.quantity import INT32_MAX
 from kueue_preempt.io._fields import Field, Meta, ParseContext, open_object
 from kueue_preempt.io.dump import ClusterDump
 from kueue_preempt.io.errors import ManifestError
@@ -98,6 +99,8 @@ def _group_version(raw: RawObject) -> tuple[str, str]:
 def is_job(raw: RawObject) -> bool:
     """Whether ``raw`` is a kind a Kueue job integration manages (supported here or not)."""
     kind = raw.data.get("kind")
+    if not isinstance(kind, str):
+        return False
     group, _ = _group_version(raw)
     return (group, kind) in JOB_KINDS or kind in UNSUPPORTED_JOB_KINDS.get(group, ())
 
@@ -231,6 +234,8 @@ def read_job(raw: RawObject, load: ParseContext | None = None) -> JobWorkload:
     elif shown_kind == "JobSet":
         pod_sets, templates = _jobset_pod_sets(spec)
     else:
+        if not spec.present:
+            spec.fail("required field is missing")
         labels = meta.metadata.get("labels").string_map()
         if _POD_GROUP_LABEL in labels:
             meta.metadata.get("labels").get(_POD_GROUP_LABEL).fail(
@@ -313,6 +318,8 @@ def _jobset_pod_sets(spec: Field) -> tuple[list[PodSetRequests], list[Field]]:
             job_spec.fail("required field is missing")
         pods = _pods_count(job_spec)
         count = (1 if replicas is None else replicas) * pods
+        if count > INT32_MAX:  # a Workload's pod-set count is an int32
+            rj.get("replicas").fail(f"{replicas} replicas of {pods} pods is {count} pods, more than a pod set holds ({INT32_MAX})")
         pod_spec = _pod_template_spec(job_spec)
         out.append(template_pod_set(name, count, None, pod_spec))
         templates.append(pod_spec)
