@@ -215,13 +215,15 @@ def disruption_mode(field: Field) -> tuple[str, str]:
     members = list(field.mapping())
     unknown = [m for m in members if m not in _MODE_OF_MEMBER]
     if unknown:
-        field.get(unknown[0]).fail(f"unknown member {unknown[0]!r}; the object sets exactly one of single, all")
+        field.get(unknown[0]).fail(f"unknown member {unknown[0][:40]!r}; the object sets exactly one of single, all")
     if len(members) != 1:
         which = "neither" if not members else "both"
         field.fail(f"sets {which} of single and all; exactly one is required ({{single: {{}}}} or {{all: {{}}}})")
     member = field.get(members[0])
     if member.mapping():
-        member.fail(f"must be an empty object ({{}}), got fields {', '.join(sorted(member.mapping()))}")
+        keys = sorted(member.mapping())
+        shown = ", ".join(k[:40] for k in keys[:5]) + (", ..." if len(keys) > 5 else "")
+        member.fail(f"must be an empty object ({{}}), got fields {shown}")
     return _MODE_OF_MEMBER[members[0]], f"{{{members[0]}: {{}}}}"
 
 
