@@ -309,7 +309,7 @@ CLI_CASES = [
     CliCase("assignment-missing-flavor", ("explain", "dump.yaml", "--workload", "ns/w", "--assignment", "a.json"), 3, "podSets[0].flavors: no flavor for requested resource 'cpu'", {"a.json": json.dumps(edit(ASSIGNMENT_OK, "podSets.0.flavors", {}))}),
     CliCase("assignment-wrong-pod-set", ("explain", "dump.yaml", "--workload", "ns/w", "--assignment", "a.json"), 3, "podSets[0].name: 'workers' does not match the workload's pod set 0, 'main'", {"a.json": json.dumps(edit(ASSIGNMENT_OK, "podSets.0.name", "workers"))}),
     CliCase("assignment-without-pod-sets", ("explain", "dump.yaml", "--workload", "ns/w", "--assignment", "a.json"), 3, "podSets: required field is missing", {"a.json": "{}"}),
-    CliCase("incoming-two-workloads", ("explain", "dump.yaml", "--incoming", "in.yaml"), 3, "--incoming needs exactly one Workload, found 2", {"in.yaml": dump(edit(WL, "metadata.name", "x"), edit(WL, "metadata.name", "y"))}),
+    CliCase("incoming-two-workloads", ("explain", "dump.yaml", "--incoming", "in.yaml"), 3, "--incoming needs exactly one Workload, Job, JobSet or Pod, found 2", {"in.yaml": dump(edit(WL, "metadata.name", "x"), edit(WL, "metadata.name", "y"))}),
     CliCase("incoming-already-in-dump", ("explain", "dump.yaml", "--incoming", "in.yaml"), 3, "Workload ns/w: metadata.name: is already in the dump; use --workload", {"in.yaml": dump(WL)}),
     CliCase("incoming-malformed", ("explain", "dump.yaml", "--incoming", "in.yaml"), 3, "in.yaml: Workload ns/x: spec.priority: expected an integer", {"in.yaml": dump(edit(edit(WL, "metadata.name", "x"), "spec.priority", 1.5))}),
     CliCase("podgroup-unknown", ("podgroup", "pg.yaml", "--group", "ns/nope"), 3, "no PodGroup 'ns/nope' in the dump", {"pg.yaml": dump(NODE, PODGROUP)}),

@@ -44,6 +44,7 @@ from kueue_preempt.io import (
 )
 from kueue_preempt.io.text import time_text
 from kueue_preempt.io.dump import dump_from_objects, resolve_priorities
+from kueue_preempt.io.jobs import is_job, read_job
 from kueue_preempt.cli.cycle import cohort_note
 from kueue_preempt.cycle import CycleConfig
 from kueue_preempt.cli.cluster_input import cluster_state_of
@@ -218,18 +219,30 @@ def file_assignment(
 # --------------------------------------------------------------------------- the command
 
 
-def _incoming(path: str, dump: ClusterDump) -> LoadedWorkload:
-    """The one Workload of ``path``, with its priority resolved against the dump's classes."""
+def _incoming(path: str, dump: ClusterDump) -> tuple[LoadedWorkload, str]:
+    """The one Workload of ``path``, with its priority resolved against the dump's classes, and
+    the job it was built from (``""`` for a Workload manifest): a Job, JobSet or Pod becomes
+    the Workload Kueue's job integration would create for it."""
     name = "<stdin>" if path == "-" else path
-    single = dump_from_objects(parse_documents(read_bytes(path), source=name))
-    if len(single.workloads) != 1:
-        raise ManifestError(name, "", "", "", f"--incoming needs exactly one Workload, found {len(single.workloads)}")
-    lw = resolve_priorities(single.workloads, dump.workload_priority_classes, dump.priority_classes)[0]
+    objects = parse_documents(read_bytes(path), source=name)
+    jobs = [o for o in objects if is_job(o)]
+    single = dump_from_objects([o for o in objects if not is_job(o) and o.data.get("kind") == "Workload"])
+    found = len(single.workloads) + len(jobs)
+    if found != 1:
+        others = sorted({f"{o.data.get('kind')} ({o.data.get('apiVersion')})" for o in objects if not is_job(o) and o.data.get("kind") != "Workload"})
+        shown = f"; not read: {', '.join(others)}" if others and not found else ""
+        raise ManifestError(name, "", "", "", f"--incoming needs exactly one Workload, Job, JobSet or Pod, found {found}{shown}")
+    origin = ""
+    if jobs:
+        job = read_job(jobs[0])
+        lw, origin = job.resolve(dump), job.origin
+    else:
+        lw = resolve_priorities(single.workloads, dump.workload_priority_classes, dump.priority_classes)[0]
     if lw.key in {w.key for w in dump.workloads}:
         raise ManifestError(name, "Workload", lw.key, "metadata.name", "is already in the dump; use --workload")
     if not lw.is_pending:
         raise ManifestError(name, "Workload", lw.key, "status", f"an incoming workload must be pending, but it {lw.state}")
-    return lw
+    return lw, origin
 
 
 def run_explain(args: argparse.Namespace) -> tuple[int, str]:
@@ -238,7 +251,7 @@ def run_explain(args: argparse.Namespace) -> tuple[int, str]:
     reclaim = config.feature_gates.reclaimable_pods
     now = args.now if args.now is not None else datetime.now(timezone.utc)
     cluster, dump = cluster_state_of(args)
-    lw = _incoming(args.incoming, dump) if args.incoming else dump.pending_workload(args.workload)
+    lw, origin = _incoming(args.incoming, dump) if args.incoming else (dump.pending_workload(args.workload), "")
     note_ignored_boosts([w.workload for w in dump.workloads] + ([lw.workload] if args.incoming else []), config.feature_gates)
     via = ""
     if args.cluster_queue:
@@ -259,6 +272,8 @@ def run_explain(args: argparse.Namespace) -> tuple[int, str]:
         fa, trace = kueue_assignment(e), e.trace
     report = _ExplainReport(lw, cq, via, snapshot, config, now, fa, trace)
     text = report.json() if args.output == "json" else report.table(show_trace=not args.no_trace)
+    if origin:
+        text = _with_origin(text, origin, args.output == "json")
     if args.workload and not args.cluster_queue:
         # SC-ORD-1/SC-FS-1: the same cycle another head of the cohort may take the capacity first.
         note = cohort_note(cluster, lw.key, now, CycleConfig(preemption=config))
@@ -269,6 +284,21 @@ def run_explain(args: argparse.Namespace) -> tuple[int, str]:
         elif note is not None:
             text += note + "\n"
     return (EXIT_OK if fa.targets else EXIT_NO_TARGETS), text
+
+
+def _with_origin(text: str, origin: str, as_json: bool) -> str:
+    """Say which job the incoming Workload stands for (JSON: ``incomingFrom``)."""
+    if as_json:
+        doc = json.loads(text)
+        kind, _, key = origin.partition(" ")
+        doc["incomingFrom"] = {"kind": kind, "name": key}
+        return json.dumps(doc, indent=2) + "\n"
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("Workload:"):
+            lines.insert(i + 1, f"Built from:    {origin} (the Workload Kueue's job integration creates for it)")
+            break
+    return "\n".join(lines)
 
 
 class _ExplainReport:

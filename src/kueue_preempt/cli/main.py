@@ -150,7 +150,9 @@ def _parser(prog: str = PROG) -> argparse.ArgumentParser:
     add_dump_arguments(explain)
     which = explain.add_mutually_exclusive_group(required=True)
     which.add_argument("--workload", type=_workload_key, metavar="NS/NAME", help="a pending Workload of the dump")
-    which.add_argument("--incoming", metavar="FILE", help="a Workload manifest that is not in the dump")
+    which.add_argument(
+        "--incoming", metavar="FILE", help="a Workload not in the dump, or a Job, JobSet or Pod you are about to submit"
+    )
     explain.add_argument("--cluster-queue", metavar="NAME", help="the ClusterQueue (default: from the LocalQueue)")
     explain.add_argument(
         "--assignment", metavar="FILE", help="explicit flavor assignment (default: Kueue's flavor assignment from the first flavor)"

@@ -5,7 +5,9 @@ The PodGroup API is alpha and still moving (``scheduling.k8s.io`` ``v1alpha2`` .
 field names follow the kube-scheduler test cases vendored in ``tests/conformance/kube``:
 
 * PodGroup ``spec``: ``priority`` (else ``priorityClassName`` resolved through the dump's
-  PriorityClasses), ``disruptionMode`` (``Single``/``All``), ``schedulingPolicy``
+  PriorityClasses), ``disruptionMode`` (see :func:`disruption_mode`: 1.36's string
+  ``Pod``/``PodGroup``, the API names ``Single``/``All``, or 1.37's one-member object
+  ``{single: {}}``/``{all: {}}``), ``schedulingPolicy``
   (``basic: {}`` or ``gang: {minCount}``), ``preemptionPolicy``, ``parentCompositePodGroup``,
   ``schedulingConstraints.topology[].key``; CompositePodGroup the same without the policy
   and constraints;
@@ -36,7 +38,7 @@ from kueue_preempt.podgroup import (
     PodGroup,
 )
 from kueue_preempt.model.quantity import request_amount
-from kueue_preempt.io._fields import Field, Meta, ParseContext, open_object
+from kueue_preempt.io._fields import Field, Meta, ParseContext, describe, open_object
 from kueue_preempt.io.text import quantity_text
 from kueue_preempt.io.kueue import pod_requests
 from kueue_preempt.io.objects import PriorityClass
@@ -52,13 +54,16 @@ __all__ = [
     "parse_pod_disruption_budget",
     "parse_pod_group",
     "parse_composite_pod_group",
+    "disruption_mode",
 ]
 
 SCHEDULING_GROUP = "scheduling.k8s.io"
 POD_GROUP_VERSIONS = ("v1alpha1", "v1alpha2", "v1alpha3", "v1beta1")
 _POD_POLICIES = ("PreemptLowerPriority", "Never")
 _DISRUPTION_MODES = ("Single", "All", "Pod", "PodGroup")
-_WHOLE_GROUP_MODES = ("All", "PodGroup")  # the API's name and the KEP's name of one mode
+# The string spellings (the API's names and 1.36's KEP names) and 1.37's object members, by mode.
+_MODE_OF_STRING = {"Single": "Single", "Pod": "Single", "All": "All", "PodGroup": "All"}
+_MODE_OF_MEMBER = {"single": "Single", "all": "All"}
 _TERMINAL_PHASES = ("Succeeded", "Failed")
 
 
@@ -188,6 +193,40 @@ def parse_pod_disruption_budget(raw: RawObject, version: str, load: ParseContext
     )
 
 
+def disruption_mode(field: Field) -> tuple[str, str]:
+    """A PodGroup's or CompositePodGroup's ``spec.disruptionMode`` (PG-4) as ``Single`` or
+    ``All``, with the spelling the manifest used (for messages).
+
+    Both releases' spellings are read whatever the apiVersion, as PG-4 asks: 1.36 writes a
+    string (``Pod``/``PodGroup``; the API's own names ``Single``/``All`` are read too), 1.37 a
+    one-member object (``{single: {}}``/``{all: {}}``). Absent (or ``null``) is ``Single``. An
+    object must set exactly one known member, whose value is an empty object (or ``null``, which
+    JSON decoders treat as the empty struct of a set member): ``{}``, ``{single: {}, all: {}}``,
+    an unknown member or a member holding fields is refused, naming the field.
+    """
+    value = field.value
+    if value is None:
+        return "Single", "'Single'"
+    if isinstance(value, str):
+        mode = field.choice(_DISRUPTION_MODES, "Single")
+        return _MODE_OF_STRING[mode], repr(value)
+    if type(value) is not dict:
+        field.fail(f"expected a string ({', '.join(_DISRUPTION_MODES)}) or an object ({{single: {{}}}} or {{all: {{}}}}), got {describe(value)}")
+    members = list(field.mapping())
+    unknown = [m for m in members if m not in _MODE_OF_MEMBER]
+    if unknown:
+        field.get(unknown[0]).fail(f"unknown member {unknown[0][:40]!r}; the object sets exactly one of single, all")
+    if len(members) != 1:
+        which = "neither" if not members else "both"
+        field.fail(f"sets {which} of single and all; exactly one is required ({{single: {{}}}} or {{all: {{}}}})")
+    member = field.get(members[0])
+    if member.mapping():
+        keys = sorted(member.mapping())
+        shown = ", ".join(k[:40] for k in keys[:5]) + (", ..." if len(keys) > 5 else "")
+        member.fail(f"must be an empty object ({{}}), got fields {shown}")
+    return _MODE_OF_MEMBER[members[0]], f"{{{members[0]}: {{}}}}"
+
+
 class _GroupFields:
     """The fields PodGroup and CompositePodGroup share (PG-4, PG-6)."""
 
@@ -195,7 +234,7 @@ class _GroupFields:
         self.spec = meta.root.get("spec")
         self.uid = meta.metadata.get("uid").string()
         self.priority = self.spec.get("priority").integer()
-        self.disruption_mode = self.spec.get("disruptionMode").choice(_DISRUPTION_MODES, "Single")
+        self.disruption_mode, self.disruption_shown = disruption_mode(self.spec.get("disruptionMode"))
         self.preemption_policy = self.spec.get("preemptionPolicy").choice(_POD_POLICIES, "PreemptLowerPriority")
         self.parent = self.spec.get("parentCompositePodGroup").optional_string()
         # The class matters only when the priority itself is unset: None = priority set,
@@ -241,11 +280,11 @@ def _check_disruption_mode(f: _GroupFields, policy: Field, gang: bool) -> None:
     """PG-VAL-1: the KEP's API validation — a group can be disrupted as a whole only if it is
     also scheduled as a whole, so ``All`` needs ``schedulingPolicy.gang`` (a preemption unit
     is never larger than the scheduling unit). An absent policy schedules like ``basic``."""
-    if f.disruption_mode not in _WHOLE_GROUP_MODES or gang:
+    if f.disruption_mode != "All" or gang:
         return
     given = "basic" if policy.has("basic") else "unset (scheduled as basic)"
     f.spec.get("disruptionMode").fail(
-        f"{f.disruption_mode!r} (the whole group is disrupted) is only allowed with "
+        f"{f.disruption_shown} (the whole group is disrupted) is only allowed with "
         f"schedulingPolicy.gang; spec.schedulingPolicy is {given}"
     )
 

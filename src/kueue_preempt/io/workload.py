@@ -25,7 +25,7 @@ from kueue_preempt.io.kueue_settings import MAX_POD_SETS, toleration
 from kueue_preempt.io.objects import LoadedWorkload, PodSetRequests
 from kueue_preempt.io.read import RawObject
 
-__all__ = ["ELASTIC_ANNOTATION", "GATED_BY_ANNOTATION", "parse_workload", "pod_requests"]
+__all__ = ["ELASTIC_ANNOTATION", "GATED_BY_ANNOTATION", "parse_workload", "pod_requests", "template_pod_set"]
 
 ELASTIC_ANNOTATION = "kueue.x-k8s.io/elastic-job"
 GATED_BY_ANNOTATION = "kueue.x-k8s.io/admission-gated-by"
@@ -444,3 +444,21 @@ def _evictions(field: Field) -> list[EvictionStat]:
             )
         )
     return out
+
+
+def template_pod_set(name: str, count: int, min_count: int | None, pod_spec: Field) -> PodSetRequests:
+    """A pod set built from a pod template's ``spec`` the way ``spec.podSets[]`` is read: the
+    per-pod request (FAS-1, with pod-level requests), API-24's ``pods`` check, and the
+    scheduling fields flavor assignment reads (FAS-5). For readers of other kinds whose pod
+    templates become a Workload's pod sets (Kueue's job integrations)."""
+    pod_spec.mapping()
+    _no_pods_resource(pod_spec)
+    return PodSetRequests(
+        name=name,
+        count=count,
+        requests=pod_requests(pod_spec, pod_level=True),
+        min_count=min_count,
+        node_selector=pod_spec.get("nodeSelector").string_map(),
+        node_affinity=_required_node_affinity(pod_spec.get("affinity")),
+        tolerations=[toleration(t) for t in pod_spec.get("tolerations").list()],
+    )

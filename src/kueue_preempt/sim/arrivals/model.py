@@ -9,7 +9,9 @@ One row per arrival (``docs/simulation.md`` has the full format)::
 
 * ``at`` (seconds from the start, >= 0) and ``duration`` (seconds of run time once admitted,
   > 0; SC-SIM-6) are required on an arrival row.
-* The workload is either a full Workload manifest (``workload``) or ``template``: the
+* The workload is either a full manifest (``workload``: a Workload, or a ``batch/v1`` Job,
+  ``jobset.x-k8s.io/v1alpha2`` JobSet or ``v1`` Pod, built into the Workload Kueue's job
+  integration creates, :mod:`kueue_preempt.io.jobs`) or ``template``: the
   ``NAMESPACE/NAME`` (or a unique ``NAME``) of a Workload in the dump, with overrides
   ``name``, ``queueName``, ``priority`` *or* ``priorityClassName``, ``podSets`` (``name``,
   ``count``, ``requests``) and ``annotations``.
@@ -35,6 +37,7 @@ import attrs
 
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.io import LoadedWorkload
+from kueue_preempt.io.jobs import JobWorkload
 from kueue_preempt.io.text import quantity_text
 from kueue_preempt.io.write import workload_manifest
 
@@ -101,6 +104,11 @@ class ArrivalRow:
     workload: LoadedWorkload | None = None
     overrides: WorkloadOverrides = attrs.field(factory=WorkloadOverrides)
     line: int = attrs.field(default=0, eq=False)
+    job: JobWorkload | None = None
+    """When ``workload`` was given as a Job, JobSet or Pod: the job as read, whose queue and
+    priority are resolved against the dump (``workload`` is then its unresolved Workload)."""
+    job_manifest: Mapping[str, Any] | None = attrs.field(default=None, eq=False, repr=False)
+    """The job's manifest as written, for writing the row back."""
 
 
 @attrs.frozen
@@ -178,6 +186,9 @@ def _num(value: float) -> int | float:
 
 def _row_json(row: ArrivalRow) -> dict[str, Any]:
     out: dict[str, Any] = {"at": _num(row.at), "duration": _num(row.duration)}
+    if row.job_manifest is not None:
+        out["workload"] = dict(row.job_manifest)
+        return out
     if row.workload is not None:
         out["workload"] = workload_manifest(row.workload)
         return out

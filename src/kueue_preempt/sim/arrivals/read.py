@@ -22,6 +22,7 @@ from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.errors import InvalidQuantity, KueuePreemptError
 from kueue_preempt.io import LoadedWorkload, ManifestError
 from kueue_preempt.io.cycle_state import cluster_state_from_objects
+from kueue_preempt.io.jobs import JobWorkload, is_job, read_job
 from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, RawObject, read_bytes
 from kueue_preempt.io.text import NumberTextError, check_seconds, int_text, shown
 from kueue_preempt.model.quantity import request_amount
@@ -182,11 +183,21 @@ def _overrides(row: _Row) -> WorkloadOverrides:
     )
 
 
+def _job(row: _Row, raw: dict[str, Any]) -> JobWorkload:
+    """A Job, JobSet or Pod, read on its own; its queue and priority are resolved against the dump."""
+    try:
+        return read_job(RawObject(row.source, row.line, raw))
+    except ManifestError as exc:
+        raise row.fail("workload" + (f".{exc.path}" if exc.path else ""), exc.reason) from None
+    except KueuePreemptError as exc:
+        raise row.fail("workload", str(exc)) from None
+
+
 def _manifest(row: _Row, raw: object) -> LoadedWorkload:
     if not isinstance(raw, dict):
         raise row.fail("workload", f"expected a Workload manifest (a mapping), got {_show(raw)}")
     if raw.get("kind") != "Workload":
-        raise row.fail("workload.kind", f"expected 'Workload', got {_show(raw.get('kind'))}")
+        raise row.fail("workload.kind", f"expected 'Workload', 'Job', 'JobSet' or 'Pod', got {_show(raw.get('kind'))}")
     try:
         # Through the cycle's reader: it also keeps the pod sets' scheduling fields
         # (minCount, nodeSelector, tolerations) that flavor assignment reads.
@@ -210,7 +221,11 @@ def _arrival_row(row: _Row) -> ArrivalRow:
         for key in _OVERRIDE_KEYS:
             if row.data.get(key) is not None:
                 raise row.fail(key, "overrides apply to template rows; edit the workload manifest instead")
-        return ArrivalRow(at=at, duration=duration, workload=_manifest(row, row.data["workload"]), line=row.line)
+        raw = row.data["workload"]
+        if isinstance(raw, dict) and is_job(RawObject(row.source, row.line, raw)):
+            job = _job(row, raw)
+            return ArrivalRow(at=at, duration=duration, workload=job.workload, line=row.line, job=job, job_manifest=raw)
+        return ArrivalRow(at=at, duration=duration, workload=_manifest(row, raw), line=row.line)
     template = row.string("template", row.data["template"])
     return ArrivalRow(at=at, duration=duration, template=template, overrides=_overrides(row), line=row.line)
 

@@ -96,7 +96,14 @@ def _instantiate(
         preemption_cost=None,
         local_queue_fs_usage=None,
     )
-    if row.workload is not None:
+    if row.job is not None:
+        try:
+            lw = row.job.resolve(dump)
+        except ManifestError as exc:
+            raise ArrivalError(source, row.line, "workload" + (f".{exc.path}" if exc.path else ""), exc.reason) from None
+        w = lw.workload
+        pod_sets = lw.pod_sets
+    elif row.workload is not None:
         lw = row.workload
         if not lw.is_pending:
             raise ArrivalError(source, row.line, "workload", f"an arriving workload must be pending, but it {lw.state}")
@@ -158,6 +165,8 @@ def resolve_arrivals(file: ArrivalsFile, dump: ClusterDump, *, start: datetime =
             raise ArrivalError(source, row.line, field, f"Workload {lw.key} already exists in {where}")
         taken.add(lw.key)
         field = "queueName" if row.workload is None else "workload.spec.queueName"
+        if row.job is not None:
+            field = "workload." + row.job.queue_path
         try:
             cluster_queue = dump.cluster_queue_for(lw)
         except ManifestError as exc:
