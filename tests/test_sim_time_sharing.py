@@ -146,11 +146,13 @@ def test_hand_worked_round_robin_with_requeue_delay_0() -> None:
         (1, "inadmissible", "ns/b", ""),
         (10, "requeued", "ns/b", "InadmissibleRequeue"),
         (10, "preempted", "ns/a", "ns/b"),
+        (10, "inadmissible", "ns/b", ""),  # b's attempt that preempted a: it waits for a
         (10, "released", "ns/a", ""),
         (10, "requeued", "ns/a", "Preempted"),
         (10, "admitted", "ns/b", ""),
         (10, "inadmissible", "ns/a", ""),
         (20, "preempted", "ns/b", "ns/a"),
+        (20, "inadmissible", "ns/a", ""),
         (20, "released", "ns/b", ""),
         (20, "requeued", "ns/b", "Preempted"),
         (20, "admitted", "ns/a", ""),

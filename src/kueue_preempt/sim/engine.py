@@ -746,9 +746,19 @@ class _Loop:
                     e.victim_boost,
                 )
             )
-        for p in result.parked:
-            touched.add(p.workload)
-            self.timeline.append(Inadmissible(now, p.workload, p.cluster_queue, p.reason))
+        if result.heads:
+            # Every failed head attempt (parked or back in the active set), in the order of the
+            # heads, with the condition the cycle wrote; a workload parked along with a head
+            # (same shape) was not attempted and gets none.
+            for h in result.heads:
+                if h.pending:
+                    touched.add(h.workload)
+                    self.timeline.append(Inadmissible(now, h.workload, h.cluster_queue, h.reason, h.message))
+            touched.update(p.workload for p in result.parked)
+        else:  # a scheduler that reports no heads: its parked heads, with their message
+            for p in result.parked:
+                touched.add(p.workload)
+                self.timeline.append(Inadmissible(now, p.workload, p.cluster_queue, "", p.reason))
         return touched
 
     def credit(self, key: str, now: float) -> None:
