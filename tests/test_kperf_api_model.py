@@ -65,7 +65,7 @@ def _times(pairs: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
 
 
 def _events(timeline: Iterable[Event], kind: type) -> list[tuple[str, float]]:
-    return [(_name(e.workload), round(e.t, 6)) for e in timeline if isinstance(e, kind)]  # type: ignore[attr-defined]
+    return [(_name(getattr(e, "workload")), round(e.t, 6)) for e in timeline if isinstance(e, kind)]
 
 
 def _kinds(r: SimulationResult) -> dict[str, int]:

@@ -280,6 +280,10 @@ def _seen(value: Iterable[tuple[str, float]]) -> tuple[tuple[str, float], ...]:
     return tuple(value)
 
 
+def _spans(value: Iterable[tuple[str, float, float]]) -> tuple[tuple[str, float, float], ...]:
+    return tuple(value)
+
+
 @attrs.frozen
 class SimulationResult:
     timeline: tuple[Event, ...] = attrs.field(converter=_events)
@@ -297,7 +301,7 @@ class SimulationResult:
     admitted_stamped: tuple[tuple[str, float], ...] = attrs.field(default=(), converter=_seen)
     """With the API model: ``(workload, time)`` per admission, the ``Admitted`` condition's
     transition time — when the scheduler issued the write, before its limiter."""
-    queue_status_seen: tuple[tuple[str, float, float], ...] = attrs.field(default=(), converter=tuple)
+    queue_status_seen: tuple[tuple[str, float, float], ...] = attrs.field(default=(), converter=_spans)
     """With the API model's queue-status writes: per ClusterQueue, when its first and last
     status writes completed (what a client watching ClusterQueues sees)."""
 
