@@ -12,7 +12,7 @@ scenarios.
 Usage::
 
     python benchmarks/kperf_ablation.py [--scenarios baseline,large-scale] [--mechanisms all|none|a,b]
-                                        [--no-hashing-runs] [--out benchmarks/results]
+                                        [--no-hashing-runs | --only-hashing-off] [--out benchmarks/results]
 
 Writes ``<out>/kperf-ablation.json`` (merged with what is already there, so scenarios can be
 run in separate processes) and ``<out>/kperf-ablation.md``. Each run of the large-scale
@@ -63,11 +63,20 @@ def one_run(name: str, built: BuiltScenario, label: str, api: ApiModel | None, h
     return row
 
 
+def _order(row: dict[str, Any]) -> int:
+    """All mechanisms first, then each one off in MECHANISMS order, the ideal API last."""
+    run = str(row["run"])
+    if run.startswith("without "):
+        m = run[len("without "):]
+        return 1 + MECHANISMS.index(m) if m in MECHANISMS else len(MECHANISMS) + 1
+    return len(MECHANISMS) + 2 if run == "ideal API" else 0
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
     out = []
     for name in SCENARIOS:
         for hashing in (True, False):
-            sel = [r for r in rows if r["scenario"] == name and r["hashing"] == hashing]
+            sel = sorted((r for r in rows if r["scenario"] == name and r["hashing"] == hashing), key=_order)
             if not sel:
                 continue
             out.append(f"**{name}**, SchedulingEquivalenceHashing {'on' if hashing else 'off'} "
@@ -83,6 +92,9 @@ def markdown(rows: list[dict[str, Any]]) -> str:
             for r in sel:
                 cells = [f"{r['observed'][c]:,} / {r['decision'][c]:,}" for c in CLASSES]
                 out.append(f"| {r['run']} | {' | '.join(cells)} | {r['usagePercent']} | {r['wallMs'] / 1000:,.1f} | {r['evictions']} |")
+            missing = [m for m in MECHANISMS if not any(r["run"] == f"without {m}" for r in sel)]
+            if missing:
+                out.append(f"Not run: without {', without '.join(missing)}.")
             out.append("")
     return "\n".join(out)
 
@@ -92,6 +104,7 @@ def main() -> None:
     parser.add_argument("--scenarios", default="baseline,large-scale")
     parser.add_argument("--mechanisms", default="all", help="all, none, or a comma-separated list")
     parser.add_argument("--no-hashing-runs", action="store_true", help="skip the baseline runs with hashing off")
+    parser.add_argument("--only-hashing-off", action="store_true", help="only the baseline runs with hashing off")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     args = parser.parse_args()
     mechanisms = list(MECHANISMS) if args.mechanisms == "all" else [] if args.mechanisms == "none" else args.mechanisms.split(",")
@@ -102,6 +115,8 @@ def main() -> None:
     for name in args.scenarios.split(","):
         built = build_scenario(load_scenario(SCENARIOS[name]))
         hashings = [True] if name != "baseline" or args.no_hashing_runs else [True, False]
+        if args.only_hashing_off and name == "baseline":
+            hashings = [False]
         for hashing in hashings:
             runs: list[tuple[str, ApiModel | None]] = [("all mechanisms (Q=50, B=100)", ApiModel(50, 100))]
             runs += [(f"without {m}", ApiModel(50, 100, disabled=[m])) for m in mechanisms]
