@@ -164,3 +164,21 @@ def test_the_api_model_on_a_dump_and_arrivals(
     assert json.loads(capsys.readouterr().out) == ideal
     assert main([*base, "--api-burst", "3"]) == 3
     assert "--api-burst needs --api-qps" in capsys.readouterr().err
+
+
+def test_admission_time_definitions(scenario: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--admission-time observed`` (the default, what Kueue's range files were calibrated with)
+    or ``decision``; the summary says which it used."""
+    flags = ["simulate", "--scenario", str(scenario), "--api-qps", "2", "--api-burst", "1"]
+    assert main([*flags, "-o", "json"]) == 0
+    observed = json.loads(capsys.readouterr().out)
+    assert observed["admissionTime"] == "observed"
+    assert main([*flags, "-o", "json", "--admission-time", "decision"]) == 0
+    decision = json.loads(capsys.readouterr().out)
+    assert decision["admissionTime"] == "decision"
+    # The same run: only the definition differs.
+    assert decision["clusterQueueClasses"] == observed["clusterQueueClasses"]
+    assert main([*flags, "--admission-time", "decision"]) == 0
+    assert "time to admission: decision" in capsys.readouterr().out
+    assert main([*flags, "--admission-time", "seen"]) == 2
+    capsys.readouterr()

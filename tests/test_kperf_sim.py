@@ -61,130 +61,6 @@ def _stats(r: SimulationResult) -> dict[str, int]:
     return dict(r.api.by_kind)
 
 
-def test_a_burst_of_admissions_is_delayed_as_the_token_bucket_predicts() -> None:
-    """Four workloads arrive at 0.1 s in one queue with room for all: four cycles at 0.1 s admit
-    them (one head per cycle, SC-CY-2) and make four admission writes. With Q = 2/s and B = 2
-    the first two complete at once, the third owes one token (0.5 s), the fourth two (1.0 s);
-    each runs its 1 s from the moment its write completes (decision kp-a)."""
-    built = build_scenario(parse_scenario(_one_queue(100, [(f"w{i}", 1, 100, 1, 1000) for i in range(4)])))
-    r = _run(built, ApiModel(2, 2, status_objects=(), write_latency=0))
-    names = ["w0-0-0-0", "w1-1-0-0", "w2-2-0-0", "w3-3-0-0"]
-    assert _admitted(r.timeline) == [(0.1, n) for n in names]  # quota reserved in the cycle
-    seen = [(k.split("/")[1], t) for k, t in r.admitted_seen]
-    assert [n for n, _ in seen] == names
-    assert [t for _, t in seen] == pytest.approx([0.1, 0.1, 0.6, 1.1])
-    finished = {e.workload.split("/")[1]: e.t for e in r.timeline if isinstance(e, Finished)}
-    assert [finished[n] for n in names] == pytest.approx([1.1, 1.1, 1.6, 2.1])
-    assert _stats(r) == {"admission": 4}
-    assert r.api is not None and r.api.delayed == 2
-    s = summary_for_scenario(r.timeline, built, admitted_seen=r.admitted_seen)
-    # Creation 0.1 s is stored as second 0: waits 100, 100, 600, 1100 ms.
-    waits = [s.workload_classes[f"w{i}"].average_time_to_admission_ms for i in range(4)]
-    assert waits == pytest.approx([100, 100, 600, 1100])
-    # The ideal API admits and starts all four at 0.1 s, and counts no request.
-    ideal = _run(built, None)
-    assert {e.t for e in ideal.timeline if isinstance(e, Finished)} == {1.1}
-    assert ideal.api is None and ideal.admitted_seen == ()
-
-
-def test_write_latency_is_added_after_the_limiter() -> None:
-    """The API server's round trip (write_latency, kp-b) comes on top of the token bucket's
-    delay: with 10 ms, the four admissions of the burst case complete at 0.11, 0.11, 0.61, 1.11."""
-    built = build_scenario(parse_scenario(_one_queue(100, [(f"w{i}", 1, 100, 1, 1000) for i in range(4)])))
-    r = _run(built, ApiModel(2, 2, status_objects=(), write_latency=0.01))
-    assert [t for _, t in r.admitted_seen] == pytest.approx([0.11, 0.11, 0.61, 1.11])
-
-
-def test_a_pending_status_write_holds_the_next_cycle() -> None:
-    """Decision (kp-a): the pending-reason write of SC-MSG-3 is made inside the cycle, so the
-    limiter delays the scheduler, not only the status. Quota 3; a (2 cpu) at 0.1 s, b (2 cpu)
-    at 0.2 s, c (1 cpu) at 0.3 s; Q = 1/s, B = 1; runtimes 1 s.
-
-    0.1: a admitted, write completes at once (the bucket's one token).
-    0.2: b does not fit: its pending write owes a token and completes at 1.1; the scheduler
-         waits for it, so c, arriving at 0.3 and fitting, is not looked at before 1.1.
-    1.1: a finishes (requeue of the cohort scheduled for 2.1); the cycle admits c; its
-         admission write owes a token again: seen at 2.1.
-    2.1: b returns from the inadmissible set and fits (c holds 1): admitted, seen at 3.1.
-    """
-    built = build_scenario(parse_scenario(_one_queue(3, [("a", 1, 100, 2, 1000), ("b", 1, 200, 2, 1000), ("c", 1, 300, 1, 1000)])))
-    r = _run(built, ApiModel(1, 1, status_objects=(), write_latency=0))
-    adm = _admitted(r.timeline)
-    assert [n for _, n in adm] == ["a-0-0-0", "c-2-0-0", "b-1-0-0"]
-    assert [t for t, _ in adm] == pytest.approx([0.1, 1.1, 2.1])
-    assert [k.split("/")[1] for k, _ in r.admitted_seen] == ["a-0-0-0", "c-2-0-0", "b-1-0-0"]
-    assert [t for _, t in r.admitted_seen] == pytest.approx([0.1, 2.1, 3.1])
-    assert [e.workload.split("/")[1] for e in r.timeline if isinstance(e, Inadmissible)] == ["b-1-0-0"]
-    assert _stats(r) == {"admission": 3, "pendingStatus": 1}
-    # With an ideal API c is admitted when it arrives.
-    adm = _admitted(_run(built, None).timeline)
-    assert [n for _, n in adm] == ["a-0-0-0", "c-2-0-0", "b-1-0-0"]
-    assert [t for t, _ in adm] == pytest.approx([0.1, 0.3, 2.1])
-
-
-PREEMPTION = """
-cohorts:
-- className: co
-  count: 1
-  queuesSets:
-  - className: cq
-    count: 1
-    nominalQuota: 2
-    withinClusterQueue: LowerPriority
-    workloadsSets:
-    - count: 1
-      creationIntervalMs: 100
-      workloads:
-      - {className: a, runtimeMs: 10000, priority: 0, request: 2}
-    - count: 1
-      creationIntervalMs: 200
-      workloads:
-      - {className: b, runtimeMs: 1000, priority: 100, request: 2}
-"""
-
-
-def test_an_eviction_write_holds_the_scheduler_and_releases_the_victim_when_it_completes() -> None:
-    """Decision (kp-a), SC-PR-1, SC-EV-2: quota 2; a (2 cpu, priority 0, 10 s) at 0.1 s, b
-    (2 cpu, priority 100, 1 s) at 0.2 s; Q = 1/s, B = 1, no latency, no status writes.
-
-    0.1: a admitted; its write takes the one token (seen 0.1).
-    0.2: b preempts a (InClusterQueue). The eviction write owes 0.9 token (bucket at 0.1):
-         completes at 1.1, when a is released; b's pending write (Preempting) owes 1.9: 2.1.
-         The scheduler waits until 2.1.
-    1.1: a released; the workload controller's Requeued write (background) owes 2.0: 3.1.
-    2.1: b admitted (bucket -1.0 -> -2.0: seen at 4.1, finishes at 5.1); then a, the head,
-         does not fit: parked, its pending write owes 3.0 (5.1).
-    5.1: b finishes; the cohort's requeue run at 6.1 returns a, admitted at once (bucket full
-         again: seen 6.1, finishes 16.1).
-    """
-    built = build_scenario(parse_scenario(PREEMPTION))
-    r = _run(built, ApiModel(1, 1, status_objects=(), write_latency=0))
-    a, b = (w.key for w in built.workloads)
-    # Times are kept to the microsecond by the event loop: compare them rounded (approx does not
-    # compare tuples).
-    trace = [(type(e).__name__, e.workload, round(e.t, 6)) for e in r.timeline if isinstance(e, (Admitted, Preempted, Released, Finished))]
-    assert trace == ([
-        ("Admitted", a, 0.1), ("Preempted", a, 0.2), ("Released", a, 1.1), ("Admitted", b, 2.1),
-        ("Finished", b, 5.1), ("Admitted", a, 6.1), ("Finished", a, 16.1),
-    ])
-    assert [(w, round(t, 6)) for w, t in r.admitted_seen] == [(a, 0.1), (b, 4.1), (a, 6.1)]
-    assert _stats(r) == {"admission": 3, "eviction": 1, "pendingStatus": 2, "requeued": 1}
-    # An ideal API releases a and admits b in the cycle after the preemption, at 0.2.
-    ideal = [(type(e).__name__, e.workload, e.t) for e in _run(built, None).timeline if isinstance(e, (Admitted, Released))]
-    assert ideal[:3] == [("Admitted", a, 0.1), ("Released", a, 0.2), ("Admitted", b, 0.2)]
-
-
-def test_status_controllers_coalesce_per_queue() -> None:
-    """ClusterQueue and LocalQueue status writes: one worker each; a queue changed while its
-    write is queued is written once (Kueue's work queue dedups keys)."""
-    built = build_scenario(parse_scenario(_one_queue(100, [(f"w{i}", 1, 100, 1, 1000) for i in range(4)])))
-    kinds = _stats(_run(built, ApiModel(2, 2)))
-    assert kinds["admission"] == 4
-    # Fewer status writes than changes (4 arrivals, 4 admissions, 4 finishes of one queue).
-    assert 2 <= kinds["ClusterQueueStatus"] < 12
-    assert 2 <= kinds["LocalQueueStatus"] < 12
-
-
 SCENARIO = """
 cohorts:
 - className: co
@@ -224,8 +100,12 @@ def _preemptions(timeline: Iterable[Event]) -> list[tuple[float, str, str]]:
     return sorted((e.t, e.workload, e.preemptor) for e in timeline if isinstance(e, Preempted))
 
 
-_UNLIMITED = ApiModel(1e12, 10**12, write_latency=0, status_objects=())
-"""An API that never makes anyone wait: the model's path with nothing to delay."""
+_UNLIMITED = ApiModel(
+    1e12, 10**12, write_latency=0, runner_qps=1e12, runner_burst=10**12,
+    disabled=("queue-status", "events", "runner-creation", "runner-writes"),
+)
+"""An API that never makes anyone wait: the model's path with nothing to delay (the runner's
+calls, instant with no latency, would still land after the instant they are made in)."""
 
 
 @pytest.mark.parametrize(
@@ -268,12 +148,14 @@ def test_run_scenario_is_the_general_simulator() -> None:
 
 
 def test_invalid_model_settings() -> None:
-    with pytest.raises(ConfigurationError, match="ApiModel.cycle_seconds"):
-        ApiModel(50, 100, cycle_seconds=-1)
-    with pytest.raises(ConfigurationError, match="ApiModel.status_objects"):
-        ApiModel(50, 100, status_objects=("Workload",))
-    with pytest.raises(ConfigurationError, match="ApiModel.finish_latency"):
-        ApiModel(50, 100, finish_latency=float("nan"))
+    with pytest.raises(ConfigurationError, match="ApiModel.write_latency"):
+        ApiModel(50, 100, write_latency=-1)
+    with pytest.raises(ConfigurationError, match="ApiModel.disabled"):
+        ApiModel(50, 100, disabled=("Workload",))
+    with pytest.raises(ConfigurationError, match="ApiModel.status_batch_seconds"):
+        ApiModel(50, 100, status_batch_seconds=float("nan"))
+    with pytest.raises(ConfigurationError, match="ApiModel.eviction_workers"):
+        ApiModel(50, 100, eviction_workers=0)
     with pytest.raises(ConfigurationError, match="ApiModel.qps"):
         ApiModel(0, 100)
     with pytest.raises(ConfigurationError, match="ApiModel.burst"):
@@ -388,9 +270,12 @@ def test_a_scheduler_that_reports_no_heads_gets_its_admissions_written_in_list_o
     from sim_dump import small_dump
 
     dump = small_dump()
-    options = SimulationOptions(api=ApiModel(1, 1, write_latency=0, status_objects=()))
+    options = SimulationOptions(
+        api=ApiModel(1, 1, write_latency=0, disabled=("queue-status", "events", "runner-writes"))
+    )
     r = run_simulation(FakeScheduler(dump), dump, _arrivals(*THREE), options=options)
     assert [(k.split("/")[1], t) for k, t in r.admitted_seen] == [("w1", 0), ("w2", 1), ("w3", 11)]
     finished = [(e.workload.split("/")[1], e.t) for e in r.timeline if isinstance(e, Finished)]
     assert finished == [("w1", 10), ("w2", 11), ("w3", 21)]
     assert r.api is not None and dict(r.api.by_kind) == {"admission": 3}
+

@@ -61,15 +61,22 @@ def test_reclaim_release_requeue_and_readmission_over_time() -> None:
         # reclaims from team-a. a1 and a2 tie on priority and reservation time: the smaller
         # uid (a1, arrived first) is the first candidate (ORD-6) and alone frees enough.
         (10, "preempted", "team-a/a1", "team-b/b1"),
+        # The preemptor's attempt failed (it waits for its victim): an `inadmissible` event
+        # with the QuotaReserved=False reason Kueue writes (and its message).
+        (10, "inadmissible", "team-b/b1", "WaitingForPreemptedWorkloads"),
         # Termination time 0: released right after the issuing cycle (SC-SIM-13 item 1),
         # back to the active set (SC-EV-3); b1 is admitted in the next cycle.
         (10, "released", "team-a/a1", ""),
         (10, "requeued", "team-a/a1", "Preempted"),
         (10, "admitted", "team-b/b1", ""),
-        (10, "inadmissible", "team-a/a1", "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed"),
+        # a1 is nominated in the same cycle as b1 and skipped once b1 took the room ("no longer
+        # fits", SC-PE-4: straight back to the active set), then fails again in the next cycle
+        # and is parked: two failed attempts, two events.
+        (10, "inadmissible", "team-a/a1", "WaitingForQuota"),
+        (10, "inadmissible", "team-a/a1", "WaitingForQuota"),
         # The release notified the cohort; the batched requeue run comes 1 s later (SC-IN-3).
         (11, "requeued", "team-a/a1", "InadmissibleRequeue"),
-        (11, "inadmissible", "team-a/a1", "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed"),
+        (11, "inadmissible", "team-a/a1", "WaitingForQuota"),
         (20, "finished", "team-b/b1", ""),
         (21, "requeued", "team-a/a1", "InadmissibleRequeue"),
         (21, "admitted", "team-a/a1", ""),

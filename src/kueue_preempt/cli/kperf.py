@@ -17,7 +17,7 @@ from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.model.quantity import INT32_MAX
 from kueue_preempt.sim.api_model import ApiModel
 from kueue_preempt.kperf.config import load_scenario_settings
-from kueue_preempt.kperf.summary import summary_json, summary_table
+from kueue_preempt.kperf.summary import ADMISSION_TIMES, summary_json, summary_table
 from kueue_preempt.kperf.run import ScenarioOptions, run_scenario
 from kueue_preempt.sim.progress import ProgressBar
 from kueue_preempt.kperf.scenario import build_scenario, load_scenario
@@ -48,6 +48,12 @@ def add_scenario_arguments(sim: argparse.ArgumentParser) -> None:
     g.add_argument("--scenario", metavar="FILE", help="a Kueue scheduler-performance generator file, instead of DUMP and --arrivals")
     g.add_argument(
         "--no-equivalence-hashing", action="store_true", help="turn Kueue's SchedulingEquivalenceHashing gate off"
+    )
+    g.add_argument(
+        "--admission-time", choices=ADMISSION_TIMES, default=ADMISSION_TIMES[0],
+        help="time to admission as Kueue's runner measured it: observed (default; it saw Admitted, minus its first "
+        "event of the workload: what Kueue's range files were calibrated with) or decision (the Admitted "
+        "condition's time minus creationTimestamp, whole seconds)",
     )
 
 
@@ -80,6 +86,7 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
         scheduling_equivalence_hashing=hashing and not args.no_equivalence_hashing,
         inadmissible_requeue_delay=args.requeue_delay,
         until=args.until,
+        admission_time=args.admission_time,
     )
     built = build_scenario(load_scenario(args.scenario))
     # The bar runs to the last creation (or --until); the API model's tail comes after it.
@@ -109,6 +116,9 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
                 "requests": api.requests,
                 "delayed": api.delayed,
                 "byKind": dict(api.by_kind),
+                "runnerRequests": api.runner_requests,
+                "eventsSent": api.events_sent,
+                "eventsDropped": api.events_dropped,
             },
         }
         return 0, json.dumps(doc, indent=2) + "\n"

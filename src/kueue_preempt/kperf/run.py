@@ -25,11 +25,19 @@ from kueue_preempt.io.read import RawObject
 from kueue_preempt.sim.api_model import ApiModel
 from kueue_preempt.sim.arrivals.model import SIM_START, Arrival, ArrivalRow, Arrivals, ArrivalsFile
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler
-from kueue_preempt.sim.engine import SimulationOptions, SimulationResult, run_simulation
-from kueue_preempt.kperf.summary import KueueSummary, summary_for_scenario
+from kueue_preempt.sim.engine import CreationStream, SimulationOptions, SimulationResult, run_simulation
+from kueue_preempt.kperf.summary import ADMISSION_TIMES, KueueSummary, summary_for_scenario
 from kueue_preempt.kperf.scenario import BuiltScenario, GeneratedWorkload, Scenario, build_scenario, load_scenario
 
-__all__ = ["ScenarioOptions", "ScenarioRun", "general_run", "run_scenario", "scenario_arrivals", "scenario_inputs"]
+__all__ = [
+    "ScenarioOptions",
+    "ScenarioRun",
+    "general_run",
+    "run_scenario",
+    "scenario_arrivals",
+    "scenario_inputs",
+    "scenario_summary",
+]
 
 
 def _non_negative(inst: object, attr: attrs.Attribute[float], value: float) -> None:
@@ -40,6 +48,11 @@ def _non_negative(inst: object, attr: attrs.Attribute[float], value: float) -> N
 def _optional_until(inst: object, attr: attrs.Attribute[float | None], value: float | None) -> None:
     if value is not None:
         _non_negative(inst, attr, value)  # type: ignore[arg-type]
+
+
+def _admission_time(inst: object, attr: attrs.Attribute[str], value: str) -> None:
+    if value not in ADMISSION_TIMES:
+        raise ConfigurationError(f"ScenarioOptions.{attr.name}: expected one of {', '.join(ADMISSION_TIMES)}, got {value!r}")
 
 
 @attrs.frozen
@@ -59,6 +72,10 @@ class ScenarioOptions:
     """The summary cuts creation times to whole seconds, as Kubernetes stores ``creationTimestamp``."""
     until: float | None = attrs.field(default=None, validator=_optional_until)
     """Stop after this simulated time (seconds); default: when everything finished."""
+    admission_time: str = attrs.field(default="observed", validator=_admission_time)
+    """The summary's definition of time to admission (``observed``, the runner's observation,
+    which Kueue's range files were calibrated with; or ``decision``, the ``Admitted``
+    condition's time; :mod:`kueue_preempt.kperf.summary`)."""
 
 
 @attrs.frozen
@@ -92,13 +109,23 @@ def run_scenario(
     )
     config = CycleConfig.of(feature_gates={"SchedulingEquivalenceHashing": options.scheduling_equivalence_hashing})
     result = general_run(built, options=sim, config=config, progress=progress)
-    summary = summary_for_scenario(
+    summary = scenario_summary(built, result, options)
+    return ScenarioRun(built, options, result, summary)
+
+
+def scenario_summary(built: BuiltScenario, result: SimulationResult, options: ScenarioOptions) -> KueueSummary:
+    """Kueue's summary of a scenario's run, with ``options.admission_time``'s definition (one
+    run gives both: ``attrs.evolve(options, admission_time=...)``)."""
+    api = options.api is not None
+    return summary_for_scenario(
         result.timeline,
         built,
         truncate=options.truncate_timestamps,
-        admitted_seen=None if options.api is None else result.admitted_seen,
+        admitted_seen=result.admitted_seen if api else None,
+        admitted_stamped=result.admitted_stamped if api else None,
+        queue_status_seen=result.queue_status_seen if api and result.queue_status_seen else None,
+        admission_time=options.admission_time,
     )
-    return ScenarioRun(built, options, result, summary)
 
 
 def general_run(
@@ -112,8 +139,12 @@ def general_run(
     its objects become the cycle input and its workloads an arrivals file."""
     state, dump, _ = scenario_inputs(built, with_arrivals=False)
     arrivals = scenario_arrivals(built, dump)
+    # The runner's goroutines, for the API model (they create through its limiter).
+    streams = [CreationStream(ms / 1000.0, keys) for ms, keys in built.streams]
     # run.simulate without its resolve_arrivals: scenario_arrivals is its result, built per shape.
-    return run_simulation(CycleScheduler(state, config), dump, arrivals, options=options, progress=progress)
+    return run_simulation(
+        CycleScheduler(state, config), dump, arrivals, options=options, progress=progress, creation=streams
+    )
 
 
 def scenario_inputs(built: BuiltScenario, *, with_arrivals: bool = True) -> tuple[ClusterState, ClusterDump, ArrivalsFile]:

@@ -177,6 +177,9 @@ class BuiltScenario:
     flavor: str
     queues: tuple[QueueSpec, ...]
     workloads: tuple[GeneratedWorkload, ...]
+    streams: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    """The runner's creating goroutines, one per queue and workload set: ``(creationIntervalMs,
+    the keys it creates in order)``."""
 
     def objects(self) -> list[dict[str, Any]]:
         """The Kubernetes manifests Kueue's runner creates, in creation order."""
@@ -449,6 +452,7 @@ def load_scenario(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMI
 def build_scenario(scenario: Scenario) -> BuiltScenario:
     """The objects and the arrival stream of ``scenario`` (a pure function)."""
     queues: list[QueueSpec] = []
+    streams: list[tuple[int, tuple[str, ...]]] = []
     stream: list[tuple[int, int, GeneratedWorkload]] = []
     seq = 0
     names: set[str] = set()
@@ -477,6 +481,7 @@ def build_scenario(scenario: Scenario) -> BuiltScenario:
                     )
                     for s_i, ws in enumerate(qs.workloads_sets):
                         per = len(ws.workloads)
+                        keys: list[str] = []
                         for k in range(ws.count):
                             for t_i, t in enumerate(ws.workloads):
                                 at = (k * per + t_i + 1) * ws.creation_interval_ms
@@ -485,6 +490,9 @@ def build_scenario(scenario: Scenario) -> BuiltScenario:
                                     t.request * 1000, t.runtime_ms,
                                 )
                                 stream.append((at, seq, w))
+                                keys.append(w.key)
                                 seq += 1
+                        if keys:
+                            streams.append((ws.creation_interval_ms, tuple(keys)))
     stream.sort(key=lambda x: (x[0], x[1]))
-    return BuiltScenario(scenario.flavor, tuple(queues), tuple(w for _, _, w in stream))
+    return BuiltScenario(scenario.flavor, tuple(queues), tuple(w for _, _, w in stream), tuple(streams))

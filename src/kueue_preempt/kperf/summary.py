@@ -15,9 +15,18 @@ The figures and their names are those of Kueue's runner (``summary.json``) and c
   (millicores); and the checker's
   ``usagePercent = cpuUsed × 100 / (nominalQuota × (lastEventTime − firstEventTime in ms))``.
 
-With ``truncate`` (the default) creation times are cut to whole seconds, as Kubernetes stores
-``metadata.creationTimestamp``; admission and finish are times the runner observed with its
-own clock, so they are not cut.
+Time to admission has two definitions, as Kueue's runner had (``ADMISSION_TIMES``):
+
+* ``observed`` (the default: Kueue's range files were calibrated with it) — the runner's local
+  time when it observed the ``Admitted`` condition (the admission write completed) minus the
+  time it recorded the workload's first event (its creation). Both are the runner's clock.
+* ``decision`` — the ``Admitted`` condition's transition time (stamped by the scheduler before
+  its write waits for the limiter) minus ``metadata.creationTimestamp``; with ``truncate`` (the
+  default) both are cut to whole seconds, as Kubernetes stores them.
+
+Time to finish is the runner's observation of the finish minus the creation (its clock). With
+the API model's ClusterQueue status writes, the ClusterQueue class span and the run's duration
+are what the runner sees through them (``queue_status_seen``).
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.sim.arrivals.model import SIM_START
 from kueue_preempt.kperf.scenario import BuiltScenario
 from kueue_preempt.sim.output.timeline import Admitted, Arrived, Event, Finished, Livelock, Preempted, Released
@@ -42,7 +52,11 @@ __all__ = [
     "summary_for_scenario",
     "summary_json",
     "summary_table",
+    "ADMISSION_TIMES",
 ]
+
+ADMISSION_TIMES = ("observed", "decision")
+"""The definitions of time to admission; the first is the default."""
 
 
 @attrs.frozen
@@ -88,7 +102,10 @@ class KueueSummary:
     workload_classes: FrozenMap[str, WorkloadClassSummary] = attrs.field(converter=_w)
     cluster_queue_classes: FrozenMap[str, QueueClassSummary] = attrs.field(converter=_q)
     duration: float
-    """Simulated duration of the run (seconds): the time of its last event."""
+    """Simulated duration of the run (seconds): the time of its last event (or of the last
+    ClusterQueue status the runner saw, if later)."""
+    admission_time: str = "observed"
+    """Which definition of time to admission the averages use (``ADMISSION_TIMES``)."""
 
 
 def _sec(t: float, truncate: bool) -> float:
@@ -103,6 +120,9 @@ def kueue_summary(
     truncate: bool = True,
     end: float | None = None,
     admitted_seen: Iterable[tuple[str, float]] | None = None,
+    admitted_stamped: Iterable[tuple[str, float]] | None = None,
+    queue_status_seen: Iterable[tuple[str, float, float]] | None = None,
+    admission_time: str = "observed",
 ) -> KueueSummary:
     """Kueue's summary of ``timeline``.
 
@@ -110,9 +130,13 @@ def kueue_summary(
     names to ``(class, nominal cpu in millicores)``. Workloads and queues not in the maps are
     ignored. A workload still charged at the end is counted until ``end`` (default: the last
     event). ``admitted_seen`` gives, per admission in timeline order, when the runner saw it
-    (when the admission write completed); without it an admission counts at
-    its timeline time.
+    (when the admission write completed) and ``admitted_stamped`` the ``Admitted`` transition
+    time; without them an admission counts at its timeline time. ``queue_status_seen`` gives
+    per ClusterQueue the first and last status write the runner saw (the class spans then come
+    from them). ``admission_time`` is ``observed`` or ``decision`` (module docstring).
     """
+    if admission_time not in ADMISSION_TIMES:
+        raise ConfigurationError(f"admission_time: expected one of {', '.join(ADMISSION_TIMES)}, got {admission_time!r}")
     created: dict[str, float] = {}
     last_admitted: dict[str, float] = {}
     finished: dict[str, float] = {}
@@ -146,10 +170,23 @@ def kueue_summary(
             if c is not None and c[2] in queue_classes:
                 cls = queue_classes[c[2]][0]
                 used[cls] = used.get(cls, 0.0) + c[1] * (e.t - c[0]) * 1000.0
-    if admitted_seen is not None:
+    chosen = admitted_seen if admission_time == "observed" else admitted_stamped
+    if chosen is not None:
         last_admitted = {}
-        for key, t in admitted_seen:
+        for key, t in chosen:
             last_admitted[key] = t
+    if queue_status_seen is not None:
+        seen_first: dict[str, float] = {}
+        seen_last: dict[str, float] = {}
+        for cq, f, l in queue_status_seen:
+            qc = queue_classes.get(cq)
+            if qc is None:
+                continue
+            seen_first[qc[0]] = min(f, seen_first.get(qc[0], f))
+            seen_last[qc[0]] = max(l, seen_last.get(qc[0], l))
+        if seen_first:
+            first, last = seen_first, seen_last
+            last_t = max(last_t, *seen_last.values())
     stop = last_t if end is None else end
     for t0, cpu, cq in charged.values():
         if cq in queue_classes:
@@ -161,10 +198,15 @@ def kueue_summary(
     wl: dict[str, WorkloadClassSummary] = {}
     for cls in sorted(per_class):
         keys = [k for k in per_class[cls] if k in created]
-        # Only the creation time is a Kubernetes timestamp; the runner times admission and
-        # finish with its own clock, so only creation is cut to whole seconds.
-        adm = [(last_admitted[k] - _sec(created[k], truncate)) * 1000.0 for k in keys if k in last_admitted]
-        fin = [(finished[k] - _sec(created[k], truncate)) * 1000.0 for k in keys if k in finished]
+        if admission_time == "observed":
+            # The runner's clock: when it saw Admitted, minus its first event of the workload.
+            adm = [(last_admitted[k] - created[k]) * 1000.0 for k in keys if k in last_admitted]
+        else:
+            # Two Kubernetes timestamps, each stored with one-second resolution.
+            adm = [
+                (_sec(last_admitted[k], truncate) - _sec(created[k], truncate)) * 1000.0 for k in keys if k in last_admitted
+            ]
+        fin = [(finished[k] - created[k]) * 1000.0 for k in keys if k in finished]
         wl[cls] = WorkloadClassSummary(
             count=len(keys),
             total_evictions=sum(evictions.get(k, 0) for k in keys),
@@ -182,7 +224,7 @@ def kueue_summary(
         span_ms = (l - f) * 1000.0
         u = used.get(cls, 0.0)
         qs[cls] = QueueClassSummary(u, u / span_ms if span_ms > 0 else 0.0, nominal[cls], f, l)
-    return KueueSummary(wl, qs, last_t)
+    return KueueSummary(wl, qs, last_t, admission_time)
 
 
 def summary_for_scenario(
@@ -191,6 +233,9 @@ def summary_for_scenario(
     *,
     truncate: bool = True,
     admitted_seen: Iterable[tuple[str, float]] | None = None,
+    admitted_stamped: Iterable[tuple[str, float]] | None = None,
+    queue_status_seen: Iterable[tuple[str, float, float]] | None = None,
+    admission_time: str = "observed",
 ) -> KueueSummary:
     """:func:`kueue_summary` with the classes of a generated scenario."""
     return kueue_summary(
@@ -199,6 +244,9 @@ def summary_for_scenario(
         {q.name: (q.class_name, q.nominal_cpu_millis) for q in built.queues},
         truncate=truncate,
         admitted_seen=admitted_seen,
+        admitted_stamped=admitted_stamped,
+        queue_status_seen=queue_status_seen,
+        admission_time=admission_time,
     )
 
 
@@ -235,6 +283,7 @@ def summary_json(summary: KueueSummary, *, start: datetime = SIM_START) -> dict[
             for cls, w in summary.workload_classes.items()
         },
         "durationMs": round(summary.duration * 1000.0),
+        "admissionTime": summary.admission_time,
     }
 
 
@@ -259,8 +308,19 @@ def summary_table(summary: KueueSummary) -> str:
             _cpu(q.cpu_average_usage),
             f"{q.last_event_time - q.first_event_time:.3f}",
         ])
-    out += [_table(rows), "", f"simulated duration: {summary.duration * 1000:,.0f} ms"]
+    out += [
+        _table(rows),
+        "",
+        f"simulated duration: {summary.duration * 1000:,.0f} ms",
+        f"time to admission: {_DEFINITIONS[summary.admission_time]}",
+    ]
     return "\n".join(out) + "\n"
+
+
+_DEFINITIONS = {
+    "observed": "observed (the runner saw Admitted, minus its first event of the workload)",
+    "decision": "decision (Admitted transition time minus creationTimestamp, whole seconds)",
+}
 
 
 def _cpu(millis: float) -> str:

@@ -12,7 +12,8 @@ tested equal to). Each call of the event loop is one of the cycle module's trans
 * ``finish`` removes it (quota freed; the loop issues the notification, SC-IN-4);
 * ``release`` is SC-EV-2/SC-EV-3 — without the notify of the other parked workloads that
   the cycle module's ``run_cycles`` uses, because the loop batches notifications in time
-  (SC-IN-3); with a requeue delay of 0 the outcome is the same;
+  (SC-IN-3); a released victim whose shape hash is recorded as failed in its BestEffortFIFO
+  queue is parked without evaluation, as an arrival is (SC-RQ-1), until that notify runs;
 * ``requeue_inadmissible`` is SC-IN-1 for the ClusterQueues of one tree;
 * ``cycle`` runs one cycle and reports admissions, evictions and parked heads; it "changed
   nothing" exactly when SC-T-3 says so (no admission, eviction, and the same queue memory
@@ -43,11 +44,6 @@ from kueue_preempt.sim.heads import head_statuses
 from kueue_preempt.sim.output.timeline import AdmittedPodSet
 
 __all__ = ["CycleScheduler", "cluster_state_for"]
-
-_RELEASE_HASH_CONFIG = CycleConfig()
-"""``release_evicted`` computes SC-RQ-1's shape hash with the default configuration (the
-from-scratch adapter never passed its own); kept so both paths park the same workloads."""
-
 
 class CycleScheduler:
     """A :class:`~kueue_preempt.sim.engine.Scheduler` backed by the scheduling cycle.
@@ -85,7 +81,9 @@ class CycleScheduler:
         self.state.delete(workload)
 
     def release(self, workload: str, now: float) -> None:
-        self.state.release(workload, self._at(now), hash_config=_RELEASE_HASH_CONFIG)
+        # SC-EV-3: parked on return when its shape is recorded as failed (the notify of the
+        # release comes later, batched by the loop), hashed as the queue recorded it.
+        self.state.release(workload, self._at(now), notify_self=False, hash_config=self.config)
 
     def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float) -> Sequence[str]:
         return self.state.queue_inadmissible(cluster_queues, self._at(now))

@@ -26,12 +26,18 @@ A re-admitted workload runs its full duration again (SC-SIM-13 item 2), or with
 ``remaining`` time, or until the end.
 
 With ``SimulationOptions.api`` (Kueue's API throughput, :mod:`~kueue_preempt.sim.api_model`)
-a cycle's writes go through the client's token bucket in
-Kueue's order: eviction and pending-reason writes hold up the scheduler (no cycle runs until
-they completed; a wake-up runs the next one then), a victim is released when its eviction
-write completes, and an admitted workload's run starts when its admission write completes
-(``SimulationResult.admitted_seen``). Without it (the default) the API is ideal and none of
-this changes anything.
+a cycle's writes go through the client's token buckets in Kueue's order: per entry in
+processing order its admission write (in the background; the transition time is stamped
+before the limiter, ``SimulationResult.admitted_stamped``) or its eviction writes
+(``eviction_workers`` in parallel, the scheduler waits for them), then the pending-reason
+writes of the heads left pending whose condition changed, one after the other (the scheduler
+waits). No cycle runs while the scheduler waits; a wake-up runs the next one then. A victim is
+released when the client that runs the workloads has seen its eviction and cleared its
+reservation; a run starts when that client sees the admission write completed
+(``SimulationResult.admitted_seen``) and ends with its ``Finished`` write. With
+``creation`` streams that client also creates the workloads, one blocking create at a time per
+stream (:class:`CreationStream`). Without the API model (the default) the API is ideal and
+none of this changes anything.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ import contextlib
 import gc
 import heapq
 import math
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
 import attrs
@@ -50,7 +56,7 @@ from kueue_preempt.errors import ConfigurationError, InputTooLarge
 from kueue_preempt.io import ClusterDump, ManifestError
 from kueue_preempt.model import FlavorResource
 from kueue_preempt.model.queues import cohort_parents, root_cohort
-from kueue_preempt.sim.api_model import ApiModel, ApiRuntime, ApiStats
+from kueue_preempt.sim.api_model import WORKLOAD, ApiModel, ApiRuntime, ApiStats
 from kueue_preempt.sim.arrivals.model import Arrival, Arrivals
 from kueue_preempt.sim.output.timeline import (
     Admitted,
@@ -76,6 +82,7 @@ __all__ = [
     "WatchesCycles",
     "SimulationOptions",
     "SimulationResult",
+    "CreationStream",
     "run_simulation",
     "fewer_collections",
     "root_keys",
@@ -273,6 +280,10 @@ def _seen(value: Iterable[tuple[str, float]]) -> tuple[tuple[str, float], ...]:
     return tuple(value)
 
 
+def _spans(value: Iterable[tuple[str, float, float]]) -> tuple[tuple[str, float, float], ...]:
+    return tuple(value)
+
+
 @attrs.frozen
 class SimulationResult:
     timeline: tuple[Event, ...] = attrs.field(converter=_events)
@@ -287,10 +298,36 @@ class SimulationResult:
     admitted_seen: tuple[tuple[str, float], ...] = attrs.field(default=(), converter=_seen)
     """With the API model: ``(workload, time)`` when each admission write completed — when a
     runner sees the workload admitted and starts it."""
+    admitted_stamped: tuple[tuple[str, float], ...] = attrs.field(default=(), converter=_seen)
+    """With the API model: ``(workload, time)`` per admission, the ``Admitted`` condition's
+    transition time — when the scheduler issued the write, before its limiter."""
+    queue_status_seen: tuple[tuple[str, float, float], ...] = attrs.field(default=(), converter=_spans)
+    """With the API model's queue-status writes: per ClusterQueue, when its first and last
+    status writes completed (what a client watching ClusterQueues sees)."""
 
     @property
     def livelocks(self) -> tuple[Livelock, ...]:
         return tuple(e for e in self.timeline if isinstance(e, Livelock))
+
+
+def _keys(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _interval(inst: object, attr: attrs.Attribute[float], value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ConfigurationError(f"CreationStream.{attr.name}: must be a finite number >= 0, got {value!r}")
+
+
+@attrs.frozen
+class CreationStream:
+    """One goroutine of the client creating workloads (Kueue's perf runner): it sleeps
+    ``interval`` seconds, then creates the next of ``workloads`` (arrival keys) with a blocking
+    call through its client's limiter, and repeats. Used only with the API model's
+    ``runner-creation``; otherwise the arrivals come at their own times."""
+
+    interval: float = attrs.field(validator=_interval)
+    workloads: tuple[str, ...] = attrs.field(converter=_keys)
 
 
 def root_keys(dump: ClusterDump) -> dict[str, str]:
@@ -318,9 +355,17 @@ class _Finish:
 # model's own events come last and are *silent*: an admission write seen by the runner, a
 # status write completed. They change nothing the scheduler reads, so a time holding only
 # them is not an instant (no cycle runs for it).
-_ARRIVAL, _FINISH, _RELEASE, _REQUEUE, _CONTROLLER, _SEEN, _STATUS = range(7)
+# The runner's calls (a run ended: its Finished write; a creation stream's next create) are
+# silent too: what they change comes as a later event.
+_ARRIVAL, _FINISH, _RELEASE, _REQUEUE, _CONTROLLER, _SEEN, _STATUS, _RUN_END, _CREATE = range(9)
 _SILENT = _SEEN
 _DATETIME_END = datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
+
+
+@attrs.frozen
+class _Created:
+    stream: int
+    index: int
 
 
 class _Loop:
@@ -332,6 +377,7 @@ class _Loop:
         options: SimulationOptions,
         controllers: Sequence[Controller],
         progress: Callable[[float], None] | None,
+        creation: Sequence[CreationStream] = (),
     ) -> None:
         self.s = scheduler
         self.options = options
@@ -358,11 +404,28 @@ class _Loop:
         self.instants = 0
         self.lq_of: dict[str, str] = {}
         # The API model; None: an ideal API, and none of this state is used.
-        self.api = None if options.api is None else ApiRuntime(options.api, lambda t, kind: self.push(t, _STATUS, kind))
+        self.api = (
+            None
+            if options.api is None
+            else ApiRuntime(options.api, lambda t, done, key: self.push(t, _STATUS, (done, *key)))
+        )
         self.blocked_until = 0.0  # the scheduler waits for its last cycle's writes until then
         self.wake_at = -1.0
         self.in_flight: set[str] = set()  # evicted, eviction write not yet completed
         self.seen: list[tuple[str, float]] = []
+        self.stamped: list[tuple[str, float]] = []
+        self.start = arrivals.start
+        self.streams: tuple[CreationStream, ...] = ()
+        self.by_key: dict[str, Arrival] = {}
+        streamed: set[str] = set()
+        if self.api is not None and self.api.on("runner-creation") and creation:
+            self.streams = tuple(creation)
+            self.by_key = {a.key: a for a in arrivals.arrivals}
+            for s in self.streams:
+                streamed.update(s.workloads)
+            unknown = streamed - self.by_key.keys()
+            if unknown:
+                raise ConfigurationError(f"creation streams name workloads that are not arrivals: {sorted(unknown)[:3]}")
         for lw in dump.pending():
             try:
                 cq = dump.cluster_queue_for(lw)
@@ -398,7 +461,11 @@ class _Loop:
             self.cq_of[a.key] = a.cluster_queue
             w = a.workload.workload
             self.lq_of[a.key] = _local_queue(w.namespace, w.local_queue, a.cluster_queue)
-            self.push(a.at, _ARRIVAL, a)
+            if a.key not in streamed:
+                self.push(a.at, _ARRIVAL, a)
+        for i, s in enumerate(self.streams):
+            if s.workloads:
+                self.push(s.interval, _CREATE, _Created(i, 0))
 
     def push(self, t: float, kind: int, payload: object) -> None:
         self.seq += 1
@@ -435,6 +502,8 @@ class _Loop:
 
     def apply(self, kind: int, payload: object, now: float) -> None:
         if kind == _ARRIVAL:
+            if isinstance(payload, _Created):
+                payload = self.created(payload, now)
             assert isinstance(payload, Arrival)
             self.timeline.append(Arrived(now, payload.key, payload.cluster_queue))
             self.s.arrive(payload, now)
@@ -461,8 +530,30 @@ class _Loop:
             assert isinstance(payload, _Finish)
             self.seen_admitted(payload, now)
         elif kind == _STATUS:
-            assert isinstance(payload, str) and self.api is not None
-            self.api.status_done(payload, now)
+            assert isinstance(payload, tuple) and self.api is not None
+            done, status_kind, key = payload
+            if done:
+                self.api.status_done(status_kind, key, now)
+            else:
+                self.api.status_due(status_kind, key, now)
+        elif kind == _RUN_END:
+            assert isinstance(payload, _Finish) and self.api is not None
+            if self.epoch.get(payload.key) == payload.epoch:  # not evicted since
+                self.push(self.api.runner_write(now), _FINISH, payload)
+        elif kind == _CREATE:
+            assert isinstance(payload, _Created) and self.api is not None
+            self.push(self.api.runner_write(now), _ARRIVAL, payload)
+
+    def created(self, ticket: _Created, now: float) -> Arrival:
+        """A stream's create completed at ``now``: the workload exists from then on (its
+        creation time), and the stream sleeps its interval before the next create."""
+        stream = self.streams[ticket.stream]
+        if ticket.index + 1 < len(stream.workloads):
+            self.push(now + stream.interval, _CREATE, _Created(ticket.stream, ticket.index + 1))
+        a = self.by_key[stream.workloads[ticket.index]]
+        lw = a.workload
+        w = attrs.evolve(lw.workload, creation_time=self.start + timedelta(seconds=now))
+        return attrs.evolve(a, at=now, workload=attrs.evolve(lw, workload=w))
 
     def release(self, key: str, now: float) -> None:
         self.s.release(key, now)
@@ -471,7 +562,8 @@ class _Loop:
         self.timeline.append(Requeued(now, key, cq, "Preempted"))  # SC-EV-3/SC-EV-4: active set, no backoff
         if self.api is not None:
             self.in_flight.discard(key)
-            self.api.write("requeued", now)  # the workload controller's Requeued write: background
+            if self.api.on("workload-controller"):  # its one write after an eviction: background
+                self.api.write(WORKLOAD, "workloadController", now)
         self.notify(key, now)
         self.status_changed(key, now)
 
@@ -489,8 +581,10 @@ class _Loop:
         self.seen.append((key, now))
         self.started[key] = (ticket.epoch, now)
         duration = self.durations.get(key)
-        if duration is not None and self.options.api is not None:
-            self.push(now + duration + self.options.api.finish_latency, _FINISH, ticket)
+        if duration is not None and self.api is not None:
+            # The run ends after its duration; the runner's Finished write then goes through
+            # its limiter, and Kueue releases the quota when it completes.
+            self.push(now + duration, _RUN_END if self.api.on("runner-writes") else _FINISH, ticket)
 
     def wake(self, t: float) -> None:
         """A cycle at ``t`` (once per time): the scheduler is free again then."""
@@ -557,51 +651,70 @@ class _Loop:
             self.due_now(now, (_REQUEUE,))
 
     def api_cycle(self, result: CycleResult, now: float) -> bool:
-        """The writes of one cycle through the API model, in the order Kueue makes them:
-        per head in processing order its admission (background) or its new
-        evictions (the scheduler waits; each victim is released when its write completes),
-        then the pending heads' status writes (the scheduler waits). Returns whether the
-        instant's cycles stop here: nothing changed, or the scheduler is blocked."""
+        """The writes of one cycle through the API model, in the order Kueue makes them. The
+        scheduler's loop reaches each write at ``cursor``: per head in processing order its
+        admission (a background write, ``async-admission``) or its new evictions
+        (``eviction_workers`` at a time; the loop waits for them, ``sync-evictions``), then the
+        pending heads' status writes, one after the other (``sync-pending``). Returns whether
+        the instant's cycles stop here: nothing changed, or the scheduler is blocked."""
         api = self.api
-        assert api is not None and self.options.api is not None
-        sync = now + self.options.api.cycle_seconds
+        model = self.options.api
+        assert api is not None and model is not None
+        cursor = now
         admitted = {a.workload: a for a in result.admitted}
         evictions: dict[str, list[Eviction]] = {}
         for e in result.evicted:
             evictions.setdefault(e.preemptor, []).append(e)
-        releases: list[tuple[float, str]] = []
         order = [h.workload for h in result.heads]
         listed = set(order)  # a scheduler that reports no heads: list order
         order += [k for k in [*admitted, *evictions] if k not in listed]
+        runner_clears = api.on("runner-writes")
+        releases: list[tuple[float, str]] = []
         for key in order:
             a = admitted.pop(key, None)
             if a is not None:
                 self.status_changed(key, now)
-                done = api.write("admission", now)
                 api.admitted(key)
+                api.event(cursor, 2)  # QuotaReserved, Admitted
+                # The goroutine stamps the transition time, then waits for its limiter.
+                self.stamped.append((key, cursor))
+                done = api.write(WORKLOAD, "admission", cursor)
+                if not api.on("async-admission"):
+                    cursor = max(cursor, done)
                 self.push(done, _SEEN, _Finish(key, self.epoch[key]))
-            for e in evictions.pop(key, ()):
-                if e.victim in self.in_flight:
-                    continue  # SC-PR-1: already evicted, counted without a write
+            new = [e for e in evictions.pop(key, ()) if e.victim not in self.in_flight]
+            if not new:
+                continue  # SC-PR-1: a target already evicted counts without a write
+            workers = [cursor] * min(len(new), model.eviction_workers)  # when each is free
+            end = cursor
+            for e in new:
                 self.in_flight.add(e.victim)
-                done = api.write("eviction", now)
-                sync = max(sync, done)
+                start = heapq.heappop(workers)
+                api.event(start, 3)  # EvictedDueToPreempted, Preempted, PreemptedWorkload
+                done = api.write(WORKLOAD, "eviction", start)
+                heapq.heappush(workers, done)
+                end = max(end, done)
+                if runner_clears:  # the runner sees the eviction and clears the reservation
+                    done = api.runner_write(done)
                 releases.append((done + self.options.termination_time, e.victim))
+            if api.on("sync-evictions"):
+                cursor = end
         for h in result.heads:
             if h.pending:
-                done_or_none = api.pending_write(h.workload, h.reason, h.message, now)
-                if done_or_none is not None:
-                    sync = max(sync, done_or_none)
+                api.event(cursor)  # Warning <reason>: at every failed attempt
+                done_or_none = api.pending_write(h.workload, h.reason, h.message, cursor)
+                if done_or_none is not None and api.on("sync-pending"):
+                    cursor = done_or_none
         for t, victim in releases:
-            if round(t, 6) <= now:
+            if round(t, 6) <= now:  # an API that made no one wait: before the next cycle
                 self.release(victim, now)
             else:
                 self.push(t, _RELEASE, victim)
-        sync = round(sync, 6)
-        if sync > now:
-            self.blocked_until = sync
+        cursor = round(cursor, 6)
+        if cursor > now:
+            self.blocked_until = cursor
             if result.changed:
-                self.wake(sync)
+                self.wake(cursor)
             return True
         if not result.changed:
             return True
@@ -641,9 +754,19 @@ class _Loop:
                     e.victim_boost,
                 )
             )
-        for p in result.parked:
-            touched.add(p.workload)
-            self.timeline.append(Inadmissible(now, p.workload, p.cluster_queue, p.reason))
+        if result.heads:
+            # Every failed head attempt (parked or back in the active set), in the order of the
+            # heads, with the condition the cycle wrote; a workload parked along with a head
+            # (same shape) was not attempted and gets none.
+            for h in result.heads:
+                if h.pending:
+                    touched.add(h.workload)
+                    self.timeline.append(Inadmissible(now, h.workload, h.cluster_queue, h.reason, h.message))
+            touched.update(p.workload for p in result.parked)
+        else:  # a scheduler that reports no heads: its parked heads, with their message
+            for p in result.parked:
+                touched.add(p.workload)
+                self.timeline.append(Inadmissible(now, p.workload, p.cluster_queue, "", p.reason))
         return touched
 
     def credit(self, key: str, now: float) -> None:
@@ -688,6 +811,8 @@ class _Loop:
             truncated=truncated,
             api=None if self.api is None else self.api.stats(),
             admitted_seen=self.seen,
+            admitted_stamped=self.stamped,
+            queue_status_seen=() if self.api is None else [(k, f, l) for k, (f, l) in sorted(self.api.seen.items())],
         )
 
 
@@ -699,14 +824,17 @@ def run_simulation(
     options: SimulationOptions = SimulationOptions(),
     controllers: Sequence[Controller] = (),
     progress: Callable[[float], None] | None = None,
+    creation: Sequence[CreationStream] = (),
 ) -> SimulationResult:
     """Run the event loop over ``scheduler`` (built from ``dump``) with ``arrivals``.
 
     The loop is deterministic: the same inputs give the same timeline. ``progress`` is called
-    after each instant with its time (see :mod:`kueue_preempt.sim.progress`).
+    after each instant with its time (see :mod:`kueue_preempt.sim.progress`). ``creation``
+    groups arrivals into the creating client's streams (used only with the API model's
+    ``runner-creation``).
     """
     with fewer_collections():
-        return _Loop(scheduler, dump, arrivals, options, controllers, progress).run()
+        return _Loop(scheduler, dump, arrivals, options, controllers, progress, creation).run()
 
 
 _GC_GEN0 = 50_000

@@ -101,8 +101,22 @@ class ReferenceCycleScheduler:
 
     def release(self, workload: str, now: float) -> None:
         before = self.queues
-        cluster, queues, released = release_evicted(self.cluster, self.queues, self._at(now), [workload])
-        self._set(cluster, _undo_notify(before, queues, set(released)))
+        cluster, queues, released = release_evicted(self.cluster, self.queues, self._at(now), [workload], self.config)
+        queues = _undo_notify(before, queues, set(released))
+        # SC-EV-3 / SC-RQ-1: a released victim whose shape hash its BestEffortFIFO queue recorded
+        # as failed is parked, as an arrival is (release_evicted's own notify, undone above,
+        # would have returned it at once).
+        by_key = {w.key: w for w in cluster.workloads}
+        for key in released:
+            w = by_key[key]
+            cq = queue_of(cluster, w)
+            if cq is None or cluster.settings(cq).queueing_strategy is not QueueingStrategy.BEST_EFFORT_FIFO:
+                continue
+            q = queues.queue(cq)
+            if key in q.active and shape_hash(w, self.config) in before.queue(cq).failed_hashes:
+                q = attrs.evolve(q, active=q.active - {key}, inadmissible=q.inadmissible | {key})
+                queues = attrs.evolve(queues, queues={**queues.queues, cq: q})
+        self._set(cluster, queues)
 
     def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float) -> Sequence[str]:
         before = self.queues

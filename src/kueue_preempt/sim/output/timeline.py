@@ -132,10 +132,17 @@ class Requeued:
 
 @attrs.frozen
 class Inadmissible:
+    """A failed head attempt: the head of its ClusterQueue was not admitted by a cycle (Kueue
+    records a ``Warning`` Event each time, SC-EVT-1). ``reason`` and ``message`` are the
+    ``QuotaReserved=False`` condition the cycle wrote (SC-MSG-1: ``WaitingForQuota``,
+    ``ExceedsMaxQuota``, ``WaitingForPreemptedWorkloads``, ``Misconfigured``...). Workloads parked
+    along with a head (same shape, SC-RQ-8) or on arrival get none: they were not attempted."""
+
     t: float
     workload: str
     cluster_queue: str
     reason: str = ""
+    message: str = ""
 
 
 @attrs.frozen
@@ -202,8 +209,11 @@ def event_json(event: Event) -> dict[str, Any]:
             preemptorBoost=event.preemptor_boost,
             victimBoost=event.victim_boost,
         )
-    elif isinstance(event, (Requeued, Inadmissible)):
+    elif isinstance(event, Requeued):
         out["reason"] = event.reason
+    elif isinstance(event, Inadmissible):
+        out["reason"] = event.reason
+        out["message"] = event.message
     return out
 
 
@@ -283,7 +293,9 @@ _READERS: dict[str, Callable[[_Reader, float], Event]] = {
     ),
     "released": lambda r, t: Released(t, r.text("workload"), r.text("clusterQueue")),
     "requeued": lambda r, t: Requeued(t, r.text("workload"), r.text("clusterQueue"), r.text("reason", "")),
-    "inadmissible": lambda r, t: Inadmissible(t, r.text("workload"), r.text("clusterQueue"), r.text("reason", "")),
+    "inadmissible": lambda r, t: Inadmissible(
+        t, r.text("workload"), r.text("clusterQueue"), r.text("reason", ""), r.text("message", "")
+    ),
     "finished": lambda r, t: Finished(t, r.text("workload"), r.text("clusterQueue")),
     "livelock": lambda r, t: Livelock(t, r.integer("cycles"), [_string(r, w) for w in r.items("workloads")]),
 }
