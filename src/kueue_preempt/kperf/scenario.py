@@ -35,6 +35,7 @@ from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.io.errors import ManifestError
 from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, parse_documents, read_bytes
 from kueue_preempt.io.text import MAX_SECONDS
+from kueue_preempt._util.checks import path_arg
 
 __all__ = [
     "ScenarioError",
@@ -439,7 +440,7 @@ def _check_size(s: Scenario) -> None:
 
 def load_scenario(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS) -> Scenario:
     """Read a generator file from ``path`` (``-`` is standard input)."""
-    source = os.fspath(path)
+    source = path_arg(path, "load_scenario", "path")
     return parse_scenario(read_bytes(path, limits), source=source, limits=limits)
 
 

@@ -37,6 +37,7 @@ from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.sim.arrivals.model import ArrivalRow, ArrivalsFile, PodSetOverride, WorkloadOverrides
 from kueue_preempt.sim.arrivals.read import pod_set_overrides
 from kueue_preempt.sim.errors import ArrivalError
+from kueue_preempt._util.checks import path_arg
 
 __all__ = ["MAX_ARRIVALS", "ArrivalClass", "GeneratorSpec", "generate_arrivals", "parse_generator_spec", "load_generator_spec"]
 
@@ -269,7 +270,7 @@ def _json_int(text: str) -> int:
 
 
 def load_generator_spec(path: str | os.PathLike[str]) -> GeneratorSpec:
-    name = os.fspath(path)
+    name = path_arg(path, "load_generator_spec", "path")
     try:
         data = json.loads(read_bytes(path, DEFAULT_LIMITS).decode("utf-8"), parse_int=_json_int)
     except (ValueError, RecursionError) as exc:

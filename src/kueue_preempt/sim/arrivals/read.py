@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
+from kueue_preempt._util.checks import path_arg, text_arg
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.errors import InvalidQuantity, KueuePreemptError
 from kueue_preempt.io import LoadedWorkload, ManifestError
@@ -236,6 +237,7 @@ def _file(source: str, rows: Iterable[_Row]) -> ArrivalsFile:
 
 def parse_arrivals(text: str, *, source: str = "<arrivals>") -> ArrivalsFile:
     """Parse JSON Lines text: one JSON object per line; blank lines and ``#`` comments skipped."""
+    text = str(text_arg(text, "parse_arrivals", "text", binary=False))
 
     def rows() -> Iterable[_Row]:
         try:
@@ -261,6 +263,7 @@ def parse_arrivals_csv(text: str, *, source: str = "<arrivals>") -> ArrivalsFile
     the pod set ``podSet``, default the template's only one), ``annotations.KEY``. An empty
     cell keeps the template's value.
     """
+    text = str(text_arg(text, "parse_arrivals_csv", "text", binary=False))
     reader = csv.reader(_io.StringIO(text))
     try:
         header = next(reader)
@@ -325,7 +328,8 @@ def _csv_row(source: str, line: int, cells: dict[str, str]) -> dict[str, Any]:
 def load_arrivals(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS) -> ArrivalsFile:
     """Read an arrivals file (``"-"`` is standard input): CSV if its name ends in ``.csv``,
     JSON Lines otherwise. Size is bounded by ``limits.max_bytes``."""
-    name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
+    name = path_arg(path, "load_arrivals", "path")
+    name = "<stdin>" if name == "-" else name
     data = read_bytes(path, limits)
     try:
         text = data.decode("utf-8")

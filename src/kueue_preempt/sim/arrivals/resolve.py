@@ -12,6 +12,8 @@ from typing import Any
 
 import attrs
 
+from kueue_preempt._util.checks import arg, time_arg
+
 from kueue_preempt.io import ClusterDump, LoadedWorkload, ManifestError, PodSetRequests
 from kueue_preempt.io.dump import resolve_priorities
 from kueue_preempt.model import PriorityClassRef
@@ -146,6 +148,9 @@ def resolve_arrivals(file: ArrivalsFile, dump: ClusterDump, *, start: datetime =
     priority class, a name used twice or already in the dump, a ``running`` row for a
     workload that is not admitted) raise :class:`ArrivalError` for the first bad row.
     """
+    arg(file, ArrivalsFile, "resolve_arrivals", "file")
+    arg(dump, ClusterDump, "resolve_arrivals", "dump")
+    start = time_arg(start, "resolve_arrivals", "start")
     source = file.source
     templates = _Templates(dump)
     taken = set(templates.by_key)
