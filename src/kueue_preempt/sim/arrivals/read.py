@@ -30,7 +30,13 @@ from kueue_preempt.sim.jsonl import JsonLineError, json_lines, number
 from kueue_preempt.sim.arrivals.model import ArrivalRow, ArrivalsFile, PodSetOverride, RunningRow, WorkloadOverrides
 from kueue_preempt.sim.errors import ArrivalError
 
-__all__ = ["parse_arrivals", "parse_arrivals_csv", "load_arrivals", "pod_set_overrides"]
+__all__ = ["MAX_ARRIVAL_ROWS", "parse_arrivals", "parse_arrivals_csv", "load_arrivals", "pod_set_overrides"]
+
+MAX_ARRIVAL_ROWS = 200_000
+"""Most rows (arrivals and ``running`` rows) one arrivals file may hold. Reading and resolving
+keep every row and its pending workload in memory, about 2.2 KB per row (tracemalloc peak of
+``parse_arrivals`` + ``resolve_arrivals``), so the cap bounds that to about 450 MB; the
+generator refuses a spec that would write more (docs/cli.md, "Limits")."""
 
 _INT32 = (INT32_MIN, INT32_MAX)
 _ARRIVAL_KEYS = ("at", "duration", "template", "workload", "name", "queueName", "priority",
@@ -227,7 +233,11 @@ def _running_row(row: _Row) -> RunningRow:
 def _file(source: str, rows: Iterable[_Row]) -> ArrivalsFile:
     arrivals: list[ArrivalRow] = []
     running: list[RunningRow] = []
-    for row in rows:
+    for count, row in enumerate(rows, start=1):
+        if count > MAX_ARRIVAL_ROWS:
+            raise ArrivalError(
+                source, row.line, "", f"more than {MAX_ARRIVAL_ROWS:,} rows, the limit of one arrivals file (about 450 MB once resolved)"
+            )
         if "running" in row.data:
             running.append(_running_row(row))
         else:

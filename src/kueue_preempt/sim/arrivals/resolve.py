@@ -18,6 +18,8 @@ from kueue_preempt.io import ClusterDump, LoadedWorkload, ManifestError, PodSetR
 from kueue_preempt.io.dump import resolve_priorities
 from kueue_preempt.model import PriorityClassRef
 from kueue_preempt.sim.arrivals.model import SIM_START, Arrival, ArrivalRow, Arrivals, ArrivalsFile, PodSetOverride
+from kueue_preempt.errors import InputTooLarge
+from kueue_preempt.sim.arrivals.read import MAX_ARRIVAL_ROWS
 from kueue_preempt.sim.errors import ArrivalError
 
 __all__ = ["resolve_arrivals"]
@@ -151,6 +153,11 @@ def resolve_arrivals(file: ArrivalsFile, dump: ClusterDump, *, start: datetime =
     arg(file, ArrivalsFile, "resolve_arrivals", "file")
     arg(dump, ClusterDump, "resolve_arrivals", "dump")
     start = time_arg(start, "resolve_arrivals", "start")
+    if len(file.rows) + len(file.running) > MAX_ARRIVAL_ROWS:
+        raise InputTooLarge(
+            f"resolve_arrivals: {len(file.rows) + len(file.running):,} rows, more than {MAX_ARRIVAL_ROWS:,} "
+            "(the arrivals limit, about 450 MB once resolved)"
+        )
     source = file.source
     templates = _Templates(dump)
     taken = set(templates.by_key)
