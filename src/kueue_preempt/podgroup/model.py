@@ -441,8 +441,7 @@ class PodDisruptionBudget:
     disrupted_pods: frozenset[str] = attrs.field(default=frozenset(), converter=_string_set)
 
     def __attrs_post_init__(self) -> None:
-        _non_empty_name("PodDisruptionBudget", self)
-        _check_fields("PodDisruptionBudget", self, ("namespace",))
+        _check_fields("PodDisruptionBudget", self, ("name", "namespace"))
         if self.selector is not None and not isinstance(self.selector, LabelSelector):
             raise InvalidModel(_who("PodDisruptionBudget", self), "selector", f"expected LabelSelector or None, got {type(self.selector).__name__}")
 
