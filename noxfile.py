@@ -50,3 +50,12 @@ def bench(session: nox.Session) -> None:
     # Issue 18's shared tiers (S..H, ~8 min; S and L only with --quick). Without --out it
     # prints its tables and leaves benchmarks/results/ alone (pass --out to record them).
     session.run("python", "benchmarks/bench_tiers.py", *session.posargs)
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """The fuzz suite at length: 2,000 examples per reader and entry point (the default test run
+    has 40); ``-- N`` for another count."""
+    session.install("-e", ".[test]")
+    session.env["KUEUE_PREEMPT_FUZZ"] = session.posargs[0] if session.posargs else "long"
+    session.run("python", "-m", "pytest", "-q", "tests/test_fuzz_inputs.py")

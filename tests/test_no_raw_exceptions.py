@@ -509,3 +509,162 @@ def test_reclaimable_pods_pairs_and_bounds() -> None:
         Workload(name="w", reclaimable_pods={"main": -1})
     with pytest.raises(kp.InvalidModel, match=r"reclaimable_pods\[0\]"):
         Workload(name="w", reclaimable_pods=[("main", 1, 2)])  # type: ignore[list-item]
+
+
+# ------------------------------------- str fields, parsers, podgroup, cycle and sim entry points
+
+import typing  # noqa: E402
+
+import attrs  # noqa: E402
+
+from kueue_preempt import cycle as kp_cycle  # noqa: E402
+from kueue_preempt import io as kp_io  # noqa: E402
+from kueue_preempt import podgroup as kp_podgroup  # noqa: E402
+from kueue_preempt import sim as kp_sim  # noqa: E402
+from kueue_preempt.sim.run import simulate  # noqa: E402
+
+# Results a call returns, never built from user input: their fields are what the library wrote.
+OUTPUT_TYPES = {"Event"}
+
+# A valid construction for the classes whose required fields are not all strings.
+BASES: dict[str, Callable[[], dict[str, Any]]] = {
+    "ArrivalRow": lambda: {"at": 0, "duration": 1, "template": "t"},
+    "RunningRow": lambda: {"workload": "ns/w", "remaining": 1.0},
+}
+
+NOT_STR: dict[str, Any] = {"list": ["a"], "float": 1.5, "bytes": b"a", "int": 7}
+
+
+def _str_fields() -> list[tuple[type, str]]:
+    """Every ``str`` / ``str | None`` field of every attrs class a user builds from the root,
+    model, cycle, podgroup and sim packages."""
+    out: list[tuple[type, str]] = []
+    seen: set[type] = set()
+    for package in (kp, kp_model, kp_cycle, kp_podgroup, kp_sim):
+        for name in package.__all__:
+            cls = getattr(package, name)
+            if not (inspect.isclass(cls) and attrs.has(cls)) or cls in seen or name in OUTPUT_TYPES:
+                continue
+            seen.add(cls)
+            hints = typing.get_type_hints(cls)
+            for f in attrs.fields(cls):
+                if f.init and hints.get(f.name) in (str, typing.Optional[str]) and _base(cls) is not None:
+                    out.append((cls, f.name))
+    return out
+
+
+def _base(cls: type) -> dict[str, Any] | None:
+    if cls.__name__ in BASES:
+        return BASES[cls.__name__]()
+    hints = typing.get_type_hints(cls)
+    required = [f for f in attrs.fields(cls) if f.init and f.default is attrs.NOTHING]
+    if any(hints.get(f.name) not in (str, typing.Optional[str]) for f in required):
+        return None
+    return {f.name: "x" for f in required}
+
+
+STR_FIELDS = _str_fields()
+
+
+def test_str_fields_cover_the_issue_examples() -> None:
+    """The classes the attack run found accepting a list as a name are among those checked."""
+    covered = {(cls.__name__, field) for cls, field in STR_FIELDS}
+    for expected in [("LocalQueue", "cluster_queue"), ("Pod", "namespace"), ("Pod", "node_name"), ("ClusterQueue", "name"),
+                     ("Workload", "name"), ("Cohort", "parent"), ("LimitRange", "name"), ("WorkloadOverrides", "queue_name")]:
+        assert expected in covered, expected
+
+
+@pytest.mark.parametrize("cls,field", STR_FIELDS, ids=[f"{c.__name__}.{f}" for c, f in STR_FIELDS])
+def test_a_name_that_is_not_a_str_is_refused_where_given(cls: type, field: str) -> None:
+    """A list, float, bytes or int as a name, cohort or queue is refused by the constructor
+    with the library's error naming the field, not accepted to fail later as ``unhashable``."""
+    for label, bad in NOT_STR.items():
+        kwargs = _base(cls)
+        assert kwargs is not None
+        kwargs[field] = bad
+        with pytest.raises(KueuePreemptError) as info:
+            cls(**kwargs)
+        assert field in str(info.value), f"{cls.__name__}({field}={label}): {info.value}"
+
+
+NOT_TEXT: dict[str, Any] = {"int": 5, "dict": {}, "None": None, "list": ["a: 1"], "opaque": _Opaque()}
+
+PARSERS: dict[str, Callable[[Any], object]] = {
+    "parse_documents": kp_io.parse_documents,
+    "parse_dump": kp_io.parse_dump,
+    "parse_kueue_config": kp_io.parse_kueue_config,
+    "parse_assignment": kp_io.parse_assignment,
+    "parse_arrivals": kp_sim.parse_arrivals,
+    "parse_arrivals_csv": kp_sim.parse_arrivals_csv,
+}
+LOADERS: dict[str, Callable[[Any], object]] = {
+    "read_bytes": kp_io.read_bytes,
+    "load_dump": kp_io.load_dump,
+    "load_kueue_config": kp_io.load_kueue_config,
+    "load_assignment": kp_io.load_assignment,
+    "load_arrivals": kp_sim.load_arrivals,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PARSERS))
+def test_parsers_check_they_were_given_text(name: str) -> None:
+    """``parse_arrivals(5)``, ``parse_kueue_config({})``: the library's error naming the argument."""
+    for label, bad in NOT_TEXT.items():
+        if name == "parse_assignment" and label == "dict":
+            continue  # an already-parsed mapping is a documented input of parse_assignment
+        with pytest.raises(kp.InvalidArgument) as info:
+            PARSERS[name](bad)
+        assert "data" in str(info.value) or "text" in str(info.value), f"{name}({label}): {info.value}"
+    if name.startswith("parse_arrivals"):
+        with pytest.raises(kp.InvalidArgument, match="expected str text, got bytes"):
+            PARSERS[name](b"{}")
+
+
+@pytest.mark.parametrize("name", sorted(LOADERS))
+def test_loaders_check_the_file_name(name: str) -> None:
+    """A number, mapping, ``None`` or bytes as a file name is refused before any file is opened."""
+    bads: tuple[object, ...] = (5, {}, None, b"dump.yaml")
+    for bad in bads:
+        with pytest.raises(kp.InvalidArgument, match="expected a file name"):
+            LOADERS[name](bad)
+
+
+def _pg_call() -> dict[str, Any]:
+    node = kp_podgroup.Node("n1", {"cpu": "4", "pods": "10"})
+    low = kp_podgroup.Pod("low", "ns", requests={"cpu": "4"}, node_name="n1", priority=1)
+    pending = kp_podgroup.Pod("p", "ns", requests={"cpu": "2"}, pod_group="g")
+    return {
+        "preemptor": PodGroupPreemptor(PodGroup("g", "ns", priority=10), [pending]),
+        "cluster": Cluster([node], [low]),
+    }
+
+
+ENTRY_POINTS: dict[str, tuple[Callable[..., object], Callable[[], dict[str, Any]]]] = {
+    "select_podgroup_victims": (kp_podgroup.select_podgroup_victims, _pg_call),
+    "schedule_cycle": (kp_cycle.schedule_cycle, lambda: {"cluster": SIM_STATE, "now": NOW}),
+    "simulate": (simulate, lambda: {"state": SIM_STATE, "dump": SIM_DUMP, "arrivals": kp_sim.ArrivalsFile()}),
+    "resolve_arrivals": (kp_sim.resolve_arrivals, lambda: {"file": kp_sim.ArrivalsFile(), "dump": SIM_DUMP}),
+    "arrivals_text": (kp_sim.arrivals_text, lambda: {"file": kp_sim.ArrivalsFile()}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def test_entry_points_check_each_argument(name: str) -> None:
+    """The PodGroup entry point, the cycle and the simulator check their arguments as
+    ``get_targets`` does: each wrong value gives the library's error naming the argument."""
+    function, valid = ENTRY_POINTS[name]
+    function(**valid())  # the valid call works
+    for param in inspect.signature(function).parameters:
+        if param in ("progress", "trace", "reprieve_filter", "placement"):
+            continue  # callables and hooks: checked by their own tests
+        for bad in (None, 5, "Bogus", [1], _Opaque()):
+            kwargs = valid()
+            if param not in kwargs and bad is None:
+                continue  # None is the default of an optional argument
+            kwargs[param] = bad
+            try:
+                function(**kwargs)
+            except KueuePreemptError as exc:
+                assert param in str(exc) or _camel(param) in str(exc), f"{name}({param}={bad!r}): {exc}"
+            except Exception as exc:  # noqa: BLE001 - this is exactly what the test forbids
+                pytest.fail(f"{name}({param}={bad!r}) raised a raw {type(exc).__name__}: {exc}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timezone
+from os import PathLike
 from typing import Any, Callable, TypeVar
 
 from kueue_preempt.errors import InvalidArgument, InvalidModel
@@ -23,6 +24,8 @@ __all__ = [
     "arg_iterable",
     "iter_args",
     "arg_mapping",
+    "text_arg",
+    "path_arg",
     "model_iterable",
     "model_str_map",
     "model_int",
@@ -96,6 +99,25 @@ def arg_mapping(value: Any, function: str, param: str) -> Mapping[Any, Any]:
     if not isinstance(value, Mapping):
         raise InvalidArgument(function, param, f"expected a mapping, got {type(value).__name__}")
     return value
+
+
+def text_arg(value: object, function: str, param: str, *, binary: bool = True) -> str | bytes:
+    """The text a parser reads: a ``str`` (or ``bytes`` where the parser decodes them itself)."""
+    if isinstance(value, str) or (binary and isinstance(value, (bytes, bytearray))):
+        return value if not isinstance(value, bytearray) else bytes(value)
+    raise InvalidArgument(function, param, f"expected {'str or bytes' if binary else 'str'} text, got {type(value).__name__}")
+
+
+def path_arg(value: object, function: str, param: str) -> str:
+    """A file name as ``str`` (``"-"`` is standard input), from a ``str`` or an ``os.PathLike``
+    of ``str``; ``bytes`` names are refused, as the error messages print names as text."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, PathLike):
+        name = value.__fspath__()
+        if isinstance(name, str):
+            return name
+    raise InvalidArgument(function, param, f"expected a file name (str or os.PathLike), got {type(value).__name__}")
 
 
 def model_iterable(value: Any, types: type[T], obj: str, field: str) -> tuple[T, ...]:

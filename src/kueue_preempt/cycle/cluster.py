@@ -14,6 +14,7 @@ from typing import Iterable, Mapping
 
 import attrs
 
+from kueue_preempt._util.checks import model_iterable, model_str_map, str_field
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model.time import to_optional_time
 from kueue_preempt.errors import InvalidModel
@@ -37,32 +38,53 @@ __all__ = [
 
 
 def _labels(value: Mapping[str, str]) -> FrozenMap[str, str]:
-    return frozen_map(value)
+    return frozen_map(model_str_map(value, "Namespace", "labels"))
 
 
 @attrs.frozen
 class Namespace:
     """A namespace: only its labels matter, for ``namespaceSelector`` (SC-NOM-1 3a/3b)."""
 
-    name: str
+    name: str = attrs.field(validator=str_field("Namespace"))
     labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_labels)
 
 
-def _amounts(value: Mapping[str, int]) -> FrozenMap[str, int]:
+def _amounts_of(field: str, value: Mapping[str, int]) -> FrozenMap[str, int]:
+    if not isinstance(value, Mapping):
+        raise InvalidModel("LimitRange", field, f"expected a mapping of str to int, got {type(value).__name__}")
+    for resource, amount in value.items():
+        if not isinstance(resource, str) or isinstance(amount, bool) or not isinstance(amount, int):
+            raise InvalidModel("LimitRange", f"{field}[{resource!r}]", f"expected str: int, got {type(resource).__name__}: {type(amount).__name__}")
     return frozen_map(value)
+
+
+def _max(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    return _amounts_of("max", value)
+
+
+def _min(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    return _amounts_of("min", value)
+
+
+def _default(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    return _amounts_of("default", value)
+
+
+def _default_request(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    return _amounts_of("default_request", value)
 
 
 @attrs.frozen
 class LimitRange:
     """One LimitRange item (type ``Container`` or ``Pod``) with request-side amounts (SC-NOM-3)."""
 
-    namespace: str
-    name: str
+    namespace: str = attrs.field(validator=str_field("LimitRange"))
+    name: str = attrs.field(validator=str_field("LimitRange"))
     type: str = "Container"
-    max: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
-    min: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
-    default: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
-    default_request: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
+    max: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_max)
+    min: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_min)
+    default: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_default)
+    default_request: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_default_request)
 
     def __attrs_post_init__(self) -> None:
         if self.type not in ("Container", "Pod"):
@@ -73,12 +95,12 @@ class LimitRange:
 class AdmissionCheckState:
     """One ``status.admissionChecks`` entry; only ``Ready`` lets ``Admitted`` become True (SC-AD-2)."""
 
-    name: str
-    state: str = "Pending"
+    name: str = attrs.field(validator=str_field("AdmissionCheckState"))
+    state: str = attrs.field(default="Pending", validator=str_field("AdmissionCheckState"))
 
 
 def _checks(value: Iterable[AdmissionCheckState]) -> tuple[AdmissionCheckState, ...]:
-    return tuple(value)
+    return model_iterable(value, AdmissionCheckState, "WorkloadStatus", "admission_checks")
 
 
 def _limits(value: Iterable[Mapping[str, int] | None]) -> tuple[FrozenMap[str, int] | None, ...]:
@@ -110,35 +132,35 @@ class WorkloadStatus:
 
 
 def _cqs(value: Iterable[ClusterQueue]) -> tuple[ClusterQueue, ...]:
-    return tuple(value)
+    return model_iterable(value, ClusterQueue, "ClusterState", "cluster_queues")
 
 
 def _cohorts(value: Iterable[Cohort]) -> tuple[Cohort, ...]:
-    return tuple(value)
+    return model_iterable(value, Cohort, "ClusterState", "cohorts")
 
 
 def _flavors(value: Iterable[ResourceFlavor]) -> tuple[ResourceFlavor, ...]:
-    return tuple(value)
+    return model_iterable(value, ResourceFlavor, "ClusterState", "flavors")
 
 
 def _namespaces(value: Iterable[Namespace]) -> tuple[Namespace, ...]:
-    return tuple(value)
+    return model_iterable(value, Namespace, "ClusterState", "namespaces")
 
 
 def _lqs(value: Iterable[LocalQueue]) -> tuple[LocalQueue, ...]:
-    return tuple(value)
+    return model_iterable(value, LocalQueue, "ClusterState", "local_queues")
 
 
 def _ranges(value: Iterable[LimitRange]) -> tuple[LimitRange, ...]:
-    return tuple(value)
+    return model_iterable(value, LimitRange, "ClusterState", "limit_ranges")
 
 
 def _workloads(value: Iterable[Workload]) -> tuple[Workload, ...]:
-    return tuple(value)
+    return model_iterable(value, Workload, "ClusterState", "workloads")
 
 
 def _classes(value: Iterable[WorkloadPriorityClass]) -> tuple[WorkloadPriorityClass, ...]:
-    return tuple(value)
+    return model_iterable(value, WorkloadPriorityClass, "ClusterState", "priority_classes")
 
 
 def _settings(value: Mapping[str, ClusterQueueSettings] | Iterable[ClusterQueueSettings]) -> FrozenMap[str, ClusterQueueSettings]:

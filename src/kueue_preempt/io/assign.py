@@ -13,6 +13,7 @@ from typing import Iterable, Mapping, Sequence
 
 import attrs
 
+from kueue_preempt._util.checks import path_arg
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model import Assignment, FlavorAssignmentMode, FlavorResource
 from kueue_preempt.model.quantity import amount_add, amount_mul
@@ -198,5 +199,5 @@ def load_assignment(
     limits: Limits = DEFAULT_LIMITS,
 ) -> WorkloadAssignment:
     """Read an assignment file (YAML or JSON); see :func:`parse_assignment`."""
-    name = os.fspath(path)
+    name = path_arg(path, "load_assignment", "path")
     return parse_assignment(read_bytes(path, limits), pod_sets, source=name, limits=limits)

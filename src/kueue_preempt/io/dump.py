@@ -52,6 +52,7 @@ from kueue_preempt.io.kueue import (
 )
 from kueue_preempt.io.objects import ClusterQueueSettings, LoadedWorkload, LocalQueue, PriorityClass, ResourceFlavorSpec
 from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, RawObject, parse_documents, read_bytes
+from kueue_preempt._util.checks import path_arg
 
 __all__ = ["ClusterDump", "load_dump", "parse_dump", "dump_from_objects", "resolve_priorities", "SUPPORTED_KINDS"]
 
@@ -571,7 +572,8 @@ def read_objects(*paths: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS
     """The raw objects of the files (``"-"`` is standard input), each file read once."""
     objects: list[RawObject] = []
     for path in paths:
-        name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
+        name = path_arg(path, "load_dump", "paths")
+        name = "<stdin>" if name == "-" else name
         objects.extend(parse_documents(read_bytes(path, limits), source=name, limits=limits))
         if len(objects) > limits.max_objects:
             raise ManifestTooLarge(name, f"more than {limits.max_objects} objects in total")

@@ -24,6 +24,7 @@ from typing import Any, Mapping
 
 import attrs
 
+from kueue_preempt._util.checks import path_arg
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model.config import FairSharingConfig, FeatureGates, PreemptionConfig, RequeuingTimestamp
 from kueue_preempt.errors import ConfigurationError
@@ -278,7 +279,8 @@ def parse_go_duration(text: str) -> timedelta:
 
 def load_kueue_config(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> KueueConfiguration:
     """Read a Kueue Configuration file (YAML or JSON; ``"-"`` is standard input)."""
-    name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
+    name = path_arg(path, "load_kueue_config", "path")
+    name = "<stdin>" if name == "-" else name
     return parse_kueue_config(read_bytes(path, limits), source=name, limits=limits)
 
 

@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, Iterator
 
 import attrs
 
+from kueue_preempt._util.checks import path_arg, text_arg
 from kueue_preempt.io._yaml import MAX_NUMBER_DIGITS
 from kueue_preempt.io.errors import ManifestError, ManifestSyntaxError, ManifestTooLarge, YamlUnavailable
 
@@ -65,7 +66,7 @@ def read_bytes(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) ->
 
     Raises :class:`OSError` for I/O failures and :class:`ManifestTooLarge` for a too-large input.
     """
-    name = os.fspath(path)
+    name = path_arg(path, "read_bytes", "path")
     if name == "-":
         return _read_bounded(sys.stdin.buffer, "<stdin>", limits)
     if os.path.isdir(name):
@@ -105,6 +106,7 @@ def parse_documents(
     Empty documents are skipped. Raises :class:`ManifestSyntaxError`, :class:`ManifestError`
     (a document that is not an object), :class:`ManifestTooLarge` or :class:`YamlUnavailable`.
     """
+    data = text_arg(data, "parse_documents", "data")
     if isinstance(data, bytes):
         if len(data) > limits.max_bytes:
             raise ManifestTooLarge(source, f"input larger than {limits.max_bytes} bytes")

@@ -29,6 +29,7 @@ from kueue_preempt.io.kueue_config import ClientConnection, KueueConfiguration, 
 from kueue_preempt.io.errors import ManifestError
 from kueue_preempt.io.read import parse_documents, read_bytes
 from kueue_preempt.sim.throughput import ApiLimits
+from kueue_preempt._util.checks import path_arg
 
 __all__ = ["ScenarioSettings", "scenario_settings", "load_scenario_settings", "configured_api_limits"]
 
@@ -81,7 +82,8 @@ def configured_api_limits(path: str | os.PathLike[str]) -> ApiLimits | None:
     simulation, a Configuration that says nothing about the client keeps the ideal API, so
     ``--config`` files written for the cycle's settings do not shift every admission by the
     API's round trip."""
-    name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
+    name = path_arg(path, "configured_api_limits", "path")
+    name = "<stdin>" if name == "-" else name
     data = read_bytes(path)
     docs = parse_documents(data, source=name)
     if not any(isinstance(d.data, dict) and d.data.get("clientConnection") is not None for d in docs):

@@ -35,6 +35,7 @@ from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.io.errors import ManifestError
 from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, parse_documents, read_bytes
 from kueue_preempt.io.text import MAX_SECONDS
+from kueue_preempt._util.checks import path_arg
 
 __all__ = [
     "ScenarioError",
@@ -351,8 +352,12 @@ def _is_dns_label(value: str) -> bool:
 
 
 # Bounds keep generated names and totals within what Kueue accepts (names <= 63 characters
-# are checked when built) and keep absurd inputs from exhausting memory.
-_MAX_OBJECTS = 10_000_000
+# are checked when built) and keep absurd inputs from exhausting memory: a run holds about
+# 2.6 KB per object at its peak (tracemalloc, build + simulation), so 200,000 objects (four
+# times Kueue's large-scale scenario) stay near 520 MB. The count is computed from the file's
+# counts before anything is built.
+MAX_SCENARIO_OBJECTS = 200_000
+_MAX_OBJECTS = MAX_SCENARIO_OBJECTS
 
 
 def parse_scenario(text: str | bytes, *, source: str = "<scenario>", limits: Limits = DEFAULT_LIMITS) -> Scenario:
@@ -437,12 +442,17 @@ def _check_size(s: Scenario) -> None:
             per_queue = sum(ws.count * len(ws.workloads) for ws in q.workloads_sets)
             total += c.count * q.count * (1 + per_queue)
     if total > _MAX_OBJECTS:
-        raise ScenarioError(s.source, "cohorts", f"the scenario creates {total} objects, more than {_MAX_OBJECTS}")
+        raise ScenarioError(
+            s.source,
+            "cohorts",
+            f"the scenario creates {total:,} objects (cohorts x queues x workloads), more than {_MAX_OBJECTS:,} "
+            "(about 2.6 KB each while simulated; docs/cli.md, Limits)",
+        )
 
 
 def load_scenario(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS) -> Scenario:
     """Read a generator file from ``path`` (``-`` is standard input)."""
-    source = os.fspath(path)
+    source = path_arg(path, "load_scenario", "path")
     return parse_scenario(read_bytes(path, limits), source=source, limits=limits)
 
 

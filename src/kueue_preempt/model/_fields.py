@@ -43,3 +43,16 @@ def _bool(optional: bool = False) -> _Validator:
             raise InvalidModel(_who(inst), attr.name, f"expected a bool{' or None' if optional else ''}, got {type(value).__name__}")
 
     return check
+
+
+def _number() -> _Validator:
+    """A finite ``int`` or ``float`` (not a bool): a string or NaN weight would fail only when
+    compared, far from where it was given."""
+
+    def check(inst: object, attr: attrs.Attribute[Any], value: object) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InvalidModel(_who(inst), attr.name, f"expected a number, got {type(value).__name__}")
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InvalidModel(_who(inst), attr.name, f"must be finite, got {value!r}")
+
+    return check

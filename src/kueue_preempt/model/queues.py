@@ -12,7 +12,7 @@ import attrs
 from kueue_preempt._util.checks import model_int, model_iterable, model_str_iterable, str_field
 from kueue_preempt._util.frozen import FrozenMap, frozen_map, intern
 from kueue_preempt.errors import InvalidModel
-from kueue_preempt.model._fields import _Validator, _bool, _str
+from kueue_preempt.model._fields import _Validator, _bool, _number, _str
 from kueue_preempt.model.flavors import FlavorFungibility, ResourceGroup
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.model.resources import FlavorResource, ResourceQuota
@@ -422,12 +422,12 @@ class ClusterQueueSettings:
     by the flavor assigner, so it is :attr:`ClusterQueue.flavor_fungibility`.
     """
 
-    name: str
+    name: str = attrs.field(validator=_str(empty=False))
     queueing_strategy: QueueingStrategy = attrs.field(default=QueueingStrategy.BEST_EFFORT_FIFO, converter=_strategy)
     stop_policy: StopPolicy = attrs.field(default=StopPolicy.NONE, converter=to_stop_policy)
     namespace_selector: LabelSelector | None = attrs.field(factory=LabelSelector, converter=_namespace_selector)
     admission_checks: tuple[AdmissionCheckRule, ...] = attrs.field(default=(), converter=_rules)
-    terminating: bool = False
+    terminating: bool = attrs.field(default=False, validator=_bool())
 
     @property
     def active(self) -> bool:
@@ -441,12 +441,12 @@ class LocalQueue:
     (SC-ST-1). Keyword construction only: releases before this one had two LocalQueue types
     with ``name`` and ``namespace`` in opposite positional orders."""
 
-    namespace: str
-    name: str
-    cluster_queue: str
+    namespace: str = attrs.field(validator=_str())
+    name: str = attrs.field(validator=_str(empty=False))
+    cluster_queue: str = attrs.field(validator=_str())
     stop_policy: StopPolicy = attrs.field(default=StopPolicy.NONE, converter=to_stop_policy)
     """``spec.stopPolicy``: ``None``, ``Hold`` or ``HoldAndDrain`` (API-19, SC-ST-4)."""
-    fair_weight: float = 1.0
+    fair_weight: float = attrs.field(default=1.0, validator=_number())
     """``spec.fairSharing.weight`` (not validated by Kueue, SC-AFS-3)."""
 
     @property

@@ -27,7 +27,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
-from kueue_preempt._util.checks import model_iterable, model_str_iterable, model_str_map
+from kueue_preempt._util.checks import model_iterable, model_str_iterable, model_str_map, str_field
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.errors import ConfigurationError, InvalidModel
 
@@ -70,7 +70,7 @@ class LabelSelectorRequirement:
     :class:`SelectorOperator` is stored as its string), so an invalid one can be represented;
     it then matches nothing."""
 
-    key: str
+    key: str = attrs.field(validator=str_field("LabelSelectorRequirement"))
     operator: str = attrs.field(converter=_operator)
     values: tuple[str, ...] = attrs.field(default=(), converter=_values)
 

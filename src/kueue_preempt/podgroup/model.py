@@ -24,6 +24,7 @@ import attrs
 
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.errors import DuplicateName, InvalidModel, InvalidQuantity
+from kueue_preempt._util.checks import model_iterable, model_str_map
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model.quantity import request_amount
 # The selector types are the model's; re-exported here for callers of earlier releases.
@@ -109,27 +110,78 @@ def _priority(value: int | None) -> int:
 
 
 def _optional_name(value: str | None) -> str | None:
-    return value if value else None  # "" and None both mean "unset"
+    # "" and None both mean "unset"; any other non-str is refused by _check_fields, which
+    # knows the object's kind and name.
+    return value if value or not isinstance(value, str) else None
 
 
 def _str_map(value: Mapping[str, str] | None) -> FrozenMap[str, str]:
-    return frozen_map(value)
+    if value is None or type(value) is dict or type(value) is FrozenMap or isinstance(value, Mapping):
+        return frozen_map(value)
+    return value  # refused by _check_fields, which names the object
 
 
 def _quantities(value: Mapping[str, str | int] | None) -> FrozenMap[str, str | int]:
-    return frozen_map(value)
+    if value is None or type(value) is dict or type(value) is FrozenMap or isinstance(value, Mapping):
+        return frozen_map(value)
+    return value  # refused by _check_fields, which names the object
 
 
 def _strings(value: Iterable[str]) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
-    return tuple(value)
+    return model_iterable(value, str, "PodGroup", "topology_keys")
 
 
 def _string_set(value: Iterable[str]) -> frozenset[str]:
     if isinstance(value, str):
         return frozenset((value,))
-    return frozenset(value)
+    return frozenset(model_iterable(value, str, "PodDisruptionBudget", "disrupted_pods"))
+
+
+def _check_fields(
+    kind: str,
+    inst: Any,
+    strings: tuple[str, ...],
+    optional: tuple[str, ...] = (),
+    flags: tuple[str, ...] = (),
+    maps: tuple[str, ...] = (),
+) -> None:
+    """Field types checked once per object, in the default that already runs: a list as a
+    namespace or a float as a node name would otherwise fail far away as ``unhashable type``.
+    ``maps`` are mappings (their quantities are checked by :func:`_amounts`); ``labels`` must
+    map str to str. Exact-type tests first: this runs for every pod of an input."""
+    for field in maps:
+        value = getattr(inst, field)
+        if type(value) is not FrozenMap:
+            _refuse(kind, inst, field, value, "a mapping")
+    labels = getattr(inst, "labels", None)
+    if labels:
+        for key, value in labels.items():
+            if type(key) is not str or type(value) is not str:
+                model_str_map(labels, _who(kind, inst), "labels")  # names the bad entry
+    for field in strings:
+        value = getattr(inst, field)
+        if type(value) is not str:
+            _refuse(kind, inst, field, value, "a str")
+    for field in optional:
+        value = getattr(inst, field)
+        if value is not None and type(value) is not str:
+            _refuse(kind, inst, field, value, "a str or None")
+    for field in flags:
+        value = getattr(inst, field)
+        if value is not True and value is not False:
+            _refuse(kind, inst, field, value, "a bool")
+
+
+def _refuse(kind: str, inst: Any, field: str, value: object, expected: str) -> None:
+    if isinstance(value, str) and expected.startswith("a str"):  # a str subclass: accepted, as everywhere in the model
+        return
+    raise InvalidModel(_who(kind, inst), field, f"expected {expected}, got {type(value).__name__}")
+
+
+def _who(kind: str, inst: Any) -> str:
+    return _describe(kind, inst) if isinstance(getattr(inst, "name", None), str) else kind
 
 
 _RFC3339 = re.compile(
@@ -233,6 +285,7 @@ class Node:
     @amounts.default
     def _allocatable_amounts(self) -> FrozenMap[str, int]:
         _non_empty_name("Node", self)
+        _check_fields("Node", self, (), maps=("allocatable", "labels"))
         return _amounts(f"Node {self.name!r}", "allocatable", self.allocatable)
 
 
@@ -273,6 +326,14 @@ class Pod:
     @amounts.default
     def _request_amounts(self) -> FrozenMap[str, int]:
         _non_empty_name("Pod", self)
+        _check_fields(
+            "Pod",
+            self,
+            ("namespace", "uid"),
+            ("node_name", "pod_group", "nominated_node_name"),
+            ("terminating", "disruption_target"),
+            ("requests", "labels"),
+        )
         return _amounts(_describe("Pod", self), "requests", self.requests)
 
     @request_items.default
@@ -327,6 +388,7 @@ class PodGroup:
 
     def __attrs_post_init__(self) -> None:
         _non_empty_name("PodGroup", self)
+        _check_fields("PodGroup", self, ("namespace", "uid"), ("parent",))
 
     @property
     def key(self) -> tuple[str, str]:
@@ -349,6 +411,7 @@ class CompositePodGroup:
 
     def __attrs_post_init__(self) -> None:
         _non_empty_name("CompositePodGroup", self)
+        _check_fields("CompositePodGroup", self, ("namespace", "uid"), ("parent",))
 
     @property
     def key(self) -> tuple[str, str]:
@@ -377,12 +440,17 @@ class PodDisruptionBudget:
     disruptions_allowed: int = attrs.field(default=0, validator=_non_negative_int)
     disrupted_pods: frozenset[str] = attrs.field(default=frozenset(), converter=_string_set)
 
+    def __attrs_post_init__(self) -> None:
+        _check_fields("PodDisruptionBudget", self, ("name", "namespace"))
+        if self.selector is not None and not isinstance(self.selector, LabelSelector):
+            raise InvalidModel(_who("PodDisruptionBudget", self), "selector", f"expected LabelSelector or None, got {type(self.selector).__name__}")
+
 
 # --------------------------------------------------------------------------- the preemptor
 
 
 def _pods(value: Iterable[Pod]) -> tuple[Pod, ...]:
-    return tuple(value)
+    return model_iterable(value, Pod, "PodGroupPreemptor", "pods")
 
 
 @attrs.frozen
@@ -398,6 +466,8 @@ class PodGroupPreemptor:
     pods: tuple[Pod, ...] = attrs.field(converter=_pods)
 
     def __attrs_post_init__(self) -> None:
+        if not isinstance(self.group, (PodGroup, CompositePodGroup)):
+            raise InvalidModel("PodGroupPreemptor", "group", f"expected PodGroup or CompositePodGroup, got {type(self.group).__name__}")
         owner = _describe("PodGroupPreemptor", self.group)
         if not self.pods:
             raise InvalidModel(owner, "pods", "needs at least one unscheduled pod")

@@ -15,16 +15,16 @@ import attrs
 
 from kueue_preempt._util.checks import arg
 from kueue_preempt.cycle import ClusterState, CycleConfig
-from kueue_preempt.errors import InvalidArgument
+from kueue_preempt.errors import InputTooLarge, InvalidArgument
 from kueue_preempt.io import ClusterDump
-from kueue_preempt.sim.arrivals.model import ArrivalsFile
+from kueue_preempt.sim.arrivals.model import Arrivals, ArrivalsFile
 from kueue_preempt.sim.arrivals.resolve import resolve_arrivals
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler
 from kueue_preempt.sim.engine import Controller, SimulationOptions, SimulationResult, run_simulation
 from kueue_preempt.policies.settings import PolicySettings
 from kueue_preempt.sim.controllers import BoostController, CostController, TimeSharingController
 
-__all__ = ["simulate", "controllers_for", "with_policy"]
+__all__ = ["simulate", "check_instant_budget", "controllers_for", "with_policy"]
 
 
 def simulate(
@@ -55,8 +55,35 @@ def simulate(
     if progress is not None and not callable(progress):
         raise InvalidArgument(fn, "progress", f"expected a callable or None, got {type(progress).__name__}")
     resolved = resolve_arrivals(arrivals, dump)
+    check_instant_budget(policy, options, resolved)
     scheduler = CycleScheduler(state, with_policy(config, policy))
     return run_simulation(scheduler, dump, resolved, options=options, controllers=controllers_for(policy), progress=progress)
+
+
+def check_instant_budget(policy: PolicySettings, options: SimulationOptions, arrivals: Arrivals) -> None:
+    """Refuse up front a time-sharing run whose windows alone would pass ``max_instants``.
+
+    Every running window ends at an instant, so a run spanning ``horizon`` seconds with windows
+    of ``interval`` has about ``horizon / interval`` instants. ``horizon`` is ``until``, else
+    the latest arrival's time plus its duration (the earliest the last workload can finish).
+    Without this check a ``1ns`` window runs for minutes before the cap stops it.
+    """
+    ts = policy.time_sharing
+    if ts is None or not ts.enabled or options.max_instants is None:
+        return
+    if options.until is not None:
+        horizon = options.until
+    else:
+        ends = [a.at + a.duration for a in arrivals.arrivals] + list(arrivals.remaining.values())
+        horizon = max(ends, default=0.0)
+    interval = ts.interval.total_seconds()
+    expected = horizon / interval
+    if expected > options.max_instants:
+        raise InputTooLarge(
+            f"simulation: time sharing every {interval:.6g} s over {horizon:.6g} s needs about {expected:.3g} instants, "
+            f"more than the cap of {options.max_instants:,} (--max-instants): give a longer timeSharing.interval, "
+            "a shorter --until, or a larger --max-instants"
+        )
 
 
 def controllers_for(policy: PolicySettings) -> list[Controller]:

@@ -35,14 +35,16 @@ from kueue_preempt.io.read import DEFAULT_LIMITS, read_bytes
 from kueue_preempt.io.text import MAX_SECONDS, MIN_RATE
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.sim.arrivals.model import ArrivalRow, ArrivalsFile, PodSetOverride, WorkloadOverrides
-from kueue_preempt.sim.arrivals.read import pod_set_overrides
+from kueue_preempt.sim.arrivals.read import MAX_ARRIVAL_ROWS, pod_set_overrides
 from kueue_preempt.sim.errors import ArrivalError
+from kueue_preempt._util.checks import path_arg
 
 __all__ = ["MAX_ARRIVALS", "ArrivalClass", "GeneratorSpec", "generate_arrivals", "parse_generator_spec", "load_generator_spec"]
 
 _DISTRIBUTIONS = ("fixed", "exponential")
-MAX_ARRIVALS = 10_000_000
-"""Most arrivals a spec may ask for (about 1.5 GB of rows in memory)."""
+MAX_ARRIVALS = MAX_ARRIVAL_ROWS
+"""Most arrivals a spec may ask for: what the arrivals reader reads back (a larger file could
+be written but never simulated), about 450 MB once read and resolved."""
 _RESOLUTION = 1000  # times and durations are rounded to milliseconds: readable files, exact round trips
 
 
@@ -132,7 +134,8 @@ class GeneratorSpec:
             expected = min(expected, int(self.horizon * sum(c.rate for c in self.classes)))
         if expected > MAX_ARRIVALS:
             raise ConfigurationError(
-                f"GeneratorSpec: about {expected} arrivals (horizon x rates or count); the limit is {MAX_ARRIVALS}"
+                f"GeneratorSpec: about {expected:,} arrivals (horizon x rates or count); an arrivals file holds at most "
+                f"{MAX_ARRIVALS:,} rows (docs/cli.md, Limits): lower count, horizon or the rates"
             )
 
 
@@ -156,6 +159,11 @@ def generate_arrivals(spec: GeneratorSpec) -> ArrivalsFile:
             break
         if spec.count is not None and len(rows) >= spec.count:
             break
+        if len(rows) >= MAX_ARRIVALS:  # a Poisson draw above the expected count, near the limit
+            raise ConfigurationError(
+                f"GeneratorSpec: the draw exceeds {MAX_ARRIVALS:,} arrivals, the most an arrivals file holds: "
+                "give count, or lower horizon or the rates"
+            )
         cls, rng = spec.classes[i], streams[i]
         priority = rng.choice(cls.priorities) if cls.priorities else None
         size = rng.choice(cls.sizes) if cls.sizes else None
@@ -269,7 +277,7 @@ def _json_int(text: str) -> int:
 
 
 def load_generator_spec(path: str | os.PathLike[str]) -> GeneratorSpec:
-    name = os.fspath(path)
+    name = path_arg(path, "load_generator_spec", "path")
     try:
         data = json.loads(read_bytes(path, DEFAULT_LIMITS).decode("utf-8"), parse_int=_json_int)
     except (ValueError, RecursionError) as exc:

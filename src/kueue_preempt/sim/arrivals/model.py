@@ -35,7 +35,9 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
+from kueue_preempt._util.checks import arg, model_iterable, model_str_map, path_arg, str_field
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.errors import InvalidModel
 from kueue_preempt.io import LoadedWorkload
 from kueue_preempt.io.jobs import JobWorkload
 from kueue_preempt.io.text import quantity_text
@@ -60,11 +62,34 @@ SIM_START = datetime.fromisoformat("2026-01-01T00:00:00+00:00")
 
 
 def _amounts(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    if type(value) is not FrozenMap:
+        for resource, amount in _mapping(value, "PodSetOverride", "requests").items():
+            if not isinstance(resource, str) or isinstance(amount, bool) or not isinstance(amount, int):
+                raise InvalidModel("PodSetOverride", f"requests[{resource!r}]", f"expected str: int, got {type(resource).__name__}: {type(amount).__name__}")
     return frozen_map(value)
 
 
 def _strings(value: Mapping[str, str]) -> FrozenMap[str, str]:
-    return frozen_map(value)
+    return value if type(value) is FrozenMap else frozen_map(model_str_map(value, "WorkloadOverrides", "annotations"))
+
+
+def _mapping(value: object, obj: str, field: str) -> Mapping[Any, Any]:
+    if not isinstance(value, Mapping):
+        raise InvalidModel(obj, field, f"expected a mapping, got {type(value).__name__}")
+    return value
+
+
+def _check_types(obj: str, fields: Mapping[str, object], optional_str: tuple[str, ...], numbers: tuple[str, ...] = ()) -> None:
+    """One pass over a row's fields: a list as a name or a string as a time would otherwise
+    fail later as ``unhashable type`` or ``'<' not supported``."""
+    for field in optional_str:
+        value = fields[field]
+        if value is not None and not isinstance(value, str):
+            raise InvalidModel(obj, field, f"expected a str or None, got {type(value).__name__}")
+    for field in numbers:
+        value = fields[field]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise InvalidModel(obj, field, f"expected a number, got {value!r}")
 
 
 @attrs.frozen
@@ -76,9 +101,14 @@ class PodSetOverride:
     requests: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
     """Per-pod request amounts (Q-1) that replace the template's for these resources."""
 
+    def __attrs_post_init__(self) -> None:
+        _check_types("PodSetOverride", {"name": self.name}, ("name",))
+        if self.count is not None and (isinstance(self.count, bool) or not isinstance(self.count, int)):
+            raise InvalidModel("PodSetOverride", "count", f"expected an int or None, got {type(self.count).__name__}")
+
 
 def _pod_set_overrides(value: Iterable[PodSetOverride]) -> tuple[PodSetOverride, ...]:
-    return tuple(value)
+    return model_iterable(value, PodSetOverride, "WorkloadOverrides", "pod_sets")
 
 
 @attrs.frozen
@@ -91,6 +121,15 @@ class WorkloadOverrides:
     priority_class_name: str | None = None
     pod_sets: tuple[PodSetOverride, ...] = attrs.field(default=(), converter=_pod_set_overrides)
     annotations: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_strings)
+
+    def __attrs_post_init__(self) -> None:
+        _check_types(
+            "WorkloadOverrides",
+            {"name": self.name, "queue_name": self.queue_name, "priority_class_name": self.priority_class_name},
+            ("name", "queue_name", "priority_class_name"),
+        )
+        if self.priority is not None and (isinstance(self.priority, bool) or not isinstance(self.priority, int)):
+            raise InvalidModel("WorkloadOverrides", "priority", f"expected an int or None, got {type(self.priority).__name__}")
 
 
 @attrs.frozen
@@ -110,6 +149,13 @@ class ArrivalRow:
     job_manifest: Mapping[str, Any] | None = attrs.field(default=None, eq=False, repr=False)
     """The job's manifest as written, for writing the row back."""
 
+    def __attrs_post_init__(self) -> None:
+        _check_types("ArrivalRow", {"template": self.template, "at": self.at, "duration": self.duration}, ("template",), ("at", "duration"))
+        if self.workload is not None and not isinstance(self.workload, LoadedWorkload):
+            raise InvalidModel("ArrivalRow", "workload", f"expected a LoadedWorkload or None, got {type(self.workload).__name__}")
+        if not isinstance(self.overrides, WorkloadOverrides):
+            raise InvalidModel("ArrivalRow", "overrides", f"expected WorkloadOverrides, got {type(self.overrides).__name__}")
+
 
 @attrs.frozen
 class RunningRow:
@@ -119,13 +165,18 @@ class RunningRow:
     remaining: float
     line: int = attrs.field(default=0, eq=False)
 
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.workload, str):
+            raise InvalidModel("RunningRow", "workload", f"expected a str, got {type(self.workload).__name__}")
+        _check_types("RunningRow", {"remaining": self.remaining}, (), ("remaining",))
+
 
 def _rows(value: Iterable[ArrivalRow]) -> tuple[ArrivalRow, ...]:
-    return tuple(value)
+    return model_iterable(value, ArrivalRow, "ArrivalsFile", "rows")
 
 
 def _running(value: Iterable[RunningRow]) -> tuple[RunningRow, ...]:
-    return tuple(value)
+    return model_iterable(value, RunningRow, "ArrivalsFile", "running")
 
 
 @attrs.frozen
@@ -134,7 +185,7 @@ class ArrivalsFile:
 
     rows: tuple[ArrivalRow, ...] = attrs.field(default=(), converter=_rows)
     running: tuple[RunningRow, ...] = attrs.field(default=(), converter=_running)
-    source: str = attrs.field(default="", eq=False)
+    source: str = attrs.field(default="", eq=False, validator=str_field("ArrivalsFile"))
 
 
 @attrs.frozen
@@ -221,6 +272,7 @@ def _row_json(row: ArrivalRow) -> dict[str, Any]:
 
 def arrivals_text(file: ArrivalsFile) -> str:
     """The file as JSON Lines (arrival rows first, then ``running`` rows); reads back equal."""
+    arg(file, ArrivalsFile, "arrivals_text", "file")
     lines = [json.dumps(_row_json(row), sort_keys=False, separators=(",", ":")) for row in file.rows]
     lines += [
         json.dumps({"running": r.workload, "remaining": _num(r.remaining)}, separators=(",", ":")) for r in file.running
@@ -230,5 +282,7 @@ def arrivals_text(file: ArrivalsFile) -> str:
 
 def write_arrivals(file: ArrivalsFile, path: str | os.PathLike[str]) -> None:
     """Write :func:`arrivals_text` to ``path``."""
+    arg(file, ArrivalsFile, "write_arrivals", "file")
+    path = path_arg(path, "write_arrivals", "path")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(arrivals_text(file))

@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
+from kueue_preempt._util.checks import path_arg, text_arg
 from kueue_preempt.model.quantity import INT32_MAX, INT32_MIN
 from kueue_preempt.errors import InvalidQuantity, KueuePreemptError
 from kueue_preempt.io import LoadedWorkload, ManifestError
@@ -30,7 +31,13 @@ from kueue_preempt.sim.jsonl import JsonLineError, json_lines, number
 from kueue_preempt.sim.arrivals.model import ArrivalRow, ArrivalsFile, PodSetOverride, RunningRow, WorkloadOverrides
 from kueue_preempt.sim.errors import ArrivalError
 
-__all__ = ["parse_arrivals", "parse_arrivals_csv", "load_arrivals", "pod_set_overrides"]
+__all__ = ["MAX_ARRIVAL_ROWS", "parse_arrivals", "parse_arrivals_csv", "load_arrivals", "pod_set_overrides"]
+
+MAX_ARRIVAL_ROWS = 200_000
+"""Most rows (arrivals and ``running`` rows) one arrivals file may hold. Reading and resolving
+keep every row and its pending workload in memory, about 2.2 KB per row (tracemalloc peak of
+``parse_arrivals`` + ``resolve_arrivals``), so the cap bounds that to about 450 MB; the
+generator refuses a spec that would write more (docs/cli.md, "Limits")."""
 
 _INT32 = (INT32_MIN, INT32_MAX)
 _ARRIVAL_KEYS = ("at", "duration", "template", "workload", "name", "queueName", "priority",
@@ -241,7 +248,11 @@ def _running_row(row: _Row) -> RunningRow:
 def _file(source: str, rows: Iterable[_Row]) -> ArrivalsFile:
     arrivals: list[ArrivalRow] = []
     running: list[RunningRow] = []
-    for row in rows:
+    for count, row in enumerate(rows, start=1):
+        if count > MAX_ARRIVAL_ROWS:
+            raise ArrivalError(
+                source, row.line, "", f"more than {MAX_ARRIVAL_ROWS:,} rows, the limit of one arrivals file (about 450 MB once resolved)"
+            )
         if "running" in row.data:
             running.append(_running_row(row))
         else:
@@ -251,6 +262,7 @@ def _file(source: str, rows: Iterable[_Row]) -> ArrivalsFile:
 
 def parse_arrivals(text: str, *, source: str = "<arrivals>") -> ArrivalsFile:
     """Parse JSON Lines text: one JSON object per line; blank lines and ``#`` comments skipped."""
+    text = str(text_arg(text, "parse_arrivals", "text", binary=False))
 
     def rows() -> Iterable[_Row]:
         try:
@@ -276,6 +288,7 @@ def parse_arrivals_csv(text: str, *, source: str = "<arrivals>") -> ArrivalsFile
     the pod set ``podSet``, default the template's only one), ``annotations.KEY``. An empty
     cell keeps the template's value.
     """
+    text = str(text_arg(text, "parse_arrivals_csv", "text", binary=False))
     reader = csv.reader(_io.StringIO(text))
     try:
         header = next(reader)
@@ -340,7 +353,8 @@ def _csv_row(source: str, line: int, cells: dict[str, str]) -> dict[str, Any]:
 def load_arrivals(path: str | os.PathLike[str], *, limits: Limits = DEFAULT_LIMITS) -> ArrivalsFile:
     """Read an arrivals file (``"-"`` is standard input): CSV if its name ends in ``.csv``,
     JSON Lines otherwise. Size is bounded by ``limits.max_bytes``."""
-    name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
+    name = path_arg(path, "load_arrivals", "path")
+    name = "<stdin>" if name == "-" else name
     data = read_bytes(path, limits)
     try:
         text = data.decode("utf-8")

@@ -12,10 +12,14 @@ from typing import Any
 
 import attrs
 
+from kueue_preempt._util.checks import arg, time_arg
+
 from kueue_preempt.io import ClusterDump, LoadedWorkload, ManifestError, PodSetRequests
 from kueue_preempt.io.dump import resolve_priorities
 from kueue_preempt.model import PriorityClassRef
 from kueue_preempt.sim.arrivals.model import SIM_START, Arrival, ArrivalRow, Arrivals, ArrivalsFile, PodSetOverride
+from kueue_preempt.errors import InputTooLarge
+from kueue_preempt.sim.arrivals.read import MAX_ARRIVAL_ROWS
 from kueue_preempt.sim.errors import ArrivalError
 
 __all__ = ["resolve_arrivals"]
@@ -153,6 +157,14 @@ def resolve_arrivals(file: ArrivalsFile, dump: ClusterDump, *, start: datetime =
     priority class, a name used twice or already in the dump, a ``running`` row for a
     workload that is not admitted) raise :class:`ArrivalError` for the first bad row.
     """
+    arg(file, ArrivalsFile, "resolve_arrivals", "file")
+    arg(dump, ClusterDump, "resolve_arrivals", "dump")
+    start = time_arg(start, "resolve_arrivals", "start")
+    if len(file.rows) + len(file.running) > MAX_ARRIVAL_ROWS:
+        raise InputTooLarge(
+            f"resolve_arrivals: {len(file.rows) + len(file.running):,} rows, more than {MAX_ARRIVAL_ROWS:,} "
+            "(the arrivals limit, about 450 MB once resolved)"
+        )
     source = file.source
     templates = _Templates(dump)
     taken = set(templates.by_key)
