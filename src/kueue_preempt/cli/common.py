@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kueue_preempt.cli.gates import feature_gates_of
+from kueue_preempt.cli.gates import feature_gates_of, release_of
 from kueue_preempt.model.config import FairSharingConfig, PreemptionConfig
 from kueue_preempt.io.kueue_config import KueueConfiguration, load_kueue_config
 
@@ -21,8 +21,10 @@ PROG = "kueue-preempt"
 
 
 def kueue_config_of(args: argparse.Namespace) -> KueueConfiguration:
-    """``--config FILE`` (Kueue's own Configuration file), else Kueue's defaults (API-32)."""
-    return load_kueue_config(args.config) if args.config else KueueConfiguration.defaults()
+    """``--config FILE`` (Kueue's own Configuration file), else Kueue's defaults (API-32), as the
+    ``--kueue-version`` release reads them."""
+    release = release_of(args)
+    return load_kueue_config(args.config, release=release) if args.config else KueueConfiguration.defaults(release)
 
 
 def preemption_config_of(args: argparse.Namespace, kueue: KueueConfiguration) -> PreemptionConfig:

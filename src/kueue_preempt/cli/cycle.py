@@ -14,7 +14,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from kueue_preempt.cli.gates import add_feature_gates_flag
+from kueue_preempt.cli.gates import add_feature_gates_flag, note_release
 from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.cycle import ClusterState, CycleConfig, CycleResult, CycleRun, HeadResult, Outcome, run_cycles
 from kueue_preempt.io.cycle_state import load_cluster_state
@@ -136,6 +136,7 @@ def _unqueued(cluster: ClusterState, run: CycleRun) -> list[str]:
 def cycle_command(args: argparse.Namespace) -> tuple[int, str]:
     """Run the command; returns ``(exit code, output)``."""
     cluster, _dump = load_cluster_state(*args.dump)
+    note_release([w.workload for w in _dump.workloads], _config(args).preemption.kueue_release)
     now = args.now or datetime.now(timezone.utc)
     run = run_cycles(cluster, None, _config(args), now, cycles=args.cycles, until_stable=args.until_stable)
     last: dict[str, HeadResult] = {}

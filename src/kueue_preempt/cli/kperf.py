@@ -13,6 +13,8 @@ import math
 from typing import Any
 
 from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.cli.gates import release_of
+from kueue_preempt.model.config import FeatureGates
 from kueue_preempt.sim.api_model import ApiModel
 from kueue_preempt.kperf.config import load_scenario_settings
 from kueue_preempt.kperf.summary import summary_json, summary_table
@@ -85,10 +87,10 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
     if args.config:
         if args.api_qps is not None or args.api_burst is not None:
             raise ConfigurationError("--config and --api-qps/--api-burst: give the client limits one way")
-        settings = load_scenario_settings(args.config)
+        settings = load_scenario_settings(args.config, release_of(args))
         limits, hashing = settings.api, settings.scheduling_equivalence_hashing
     else:
-        limits, hashing = api_limits(args), True
+        limits, hashing = api_limits(args), FeatureGates.for_release(release_of(args)).scheduling_equivalence_hashing
     options = ScenarioOptions(
         api=ApiModel.of(limits),
         scheduling_equivalence_hashing=hashing and not args.no_equivalence_hashing,

@@ -56,6 +56,7 @@ from kueue_preempt.cli.demo import run_demo
 from kueue_preempt.cli.explain import run_explain
 from kueue_preempt.cli.podgroup import run_podgroup
 from kueue_preempt.cli.gates import add_feature_gates_flag
+from kueue_preempt.model.releases import DEFAULT_RELEASE, REFERENCE_COMMIT
 from kueue_preempt.cli.logging_flags import add_logging_flags, cli_logging, level_for
 from kueue_preempt.model.time import parse_time
 from kueue_preempt.model.config import FairSharingConfig
@@ -118,7 +119,8 @@ def _workload_key(value: str) -> str:
 
 _CONFIG_HELP = (
     "Kueue's Configuration file (config.kueue.x-k8s.io v1beta1/v1beta2): fair sharing, admission fair "
-    "sharing, feature gates, waitForPodsReady; explicit flags override it (default: Kueue's defaults)"
+    "sharing, feature gates, waitForPodsReady; explicit flags override it (default: the defaults of the "
+    "--kueue-version release)"
 )
 
 
@@ -126,10 +128,16 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Explain Kueue preemption decisions on cluster dumps.",
-        epilog="Defaults are Kueue's own (feature gates and configuration at the reference commit). "
+        epilog=f"Defaults are those of {DEFAULT_RELEASE.label}: feature gates and configuration; "
+        "--kueue-version selects another release (0.16 to 0.19). "
         "Options given on the command line override the same settings read from a --config file.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__} (default Kueue release: {DEFAULT_RELEASE.name}, main at {REFERENCE_COMMIT})",
+        help="print the version and the Kueue release reproduced by default, then exit",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="run a classic preemption decision on a bundled example cohort")

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import attrs
 
-from kueue_preempt.cli.gates import add_feature_gates_flag
+from kueue_preempt.cli.gates import add_feature_gates_flag, note_release
 from kueue_preempt.cli.logging_flags import LOGGER_NAME
 from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.cycle import CycleConfig
@@ -138,6 +138,7 @@ def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
     if not args.dump or not args.arrivals:
         raise ConfigurationError("simulate needs DUMP and --arrivals (or --scenario FILE)")
     state, dump = load_cluster_state(*args.dump)
+    note_release([w.workload for w in dump.workloads], _cycle_config(args).preemption.kueue_release)
     file = _arrivals(args)
     resolve_arrivals(file, dump)  # every row checked before anything runs
     options = _options(args)
@@ -195,6 +196,7 @@ def _backend(args: argparse.Namespace) -> tuple[Backend, Any]:
 
 def sweep_command(args: argparse.Namespace) -> tuple[int, str]:
     state, dump = load_cluster_state(*args.dump)
+    note_release([w.workload for w in dump.workloads], _cycle_config(args).preemption.kueue_release)
     file = load_arrivals(args.arrivals)
     resolve_arrivals(file, dump)  # every row checked before anything runs
     varies = [parse_vary(v) for v in args.vary]

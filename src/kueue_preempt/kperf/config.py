@@ -27,6 +27,7 @@ import attrs
 from kueue_preempt.errors import UnsupportedConfiguration
 from kueue_preempt.io.kueue_config import KueueConfiguration, load_kueue_config, parse_kueue_config
 from kueue_preempt.io.read import parse_documents, read_bytes
+from kueue_preempt.model.releases import KueueRelease
 from kueue_preempt.sim.throughput import ApiLimits
 
 __all__ = ["ScenarioSettings", "scenario_settings", "load_scenario_settings", "configured_api_limits"]
@@ -54,9 +55,9 @@ def scenario_settings(config: KueueConfiguration) -> ScenarioSettings:
     return ScenarioSettings(ApiLimits(float(cc.qps), cc.burst), config.gate("SchedulingEquivalenceHashing"))
 
 
-def load_scenario_settings(path: str | os.PathLike[str]) -> ScenarioSettings:
-    """:func:`scenario_settings` of a Configuration file."""
-    return scenario_settings(load_kueue_config(path))
+def load_scenario_settings(path: str | os.PathLike[str], release: str | KueueRelease | None = None) -> ScenarioSettings:
+    """:func:`scenario_settings` of a Configuration file, read as ``release`` reads it."""
+    return scenario_settings(load_kueue_config(path, release=release))
 
 
 def configured_api_limits(path: str | os.PathLike[str]) -> ApiLimits | None:
