@@ -25,7 +25,8 @@ Exit codes:
 3    invalid input (malformed manifest, quantity, annotation, assignment; unknown
      workload, LocalQueue or ClusterQueue; input too large)
 4    I/O error (file missing, unreadable, a directory)
-5    a YAML input without PyYAML installed (``pip install 'kueue-preempt[yaml]'``)
+5    a YAML input without PyYAML installed (``pip install 'kueue-preempt[yaml]'``, from a
+     checkout ``pip install '.[yaml]'``)
 70   internal error (a bug: please report it)
 ===  ==============================================================================
 """
