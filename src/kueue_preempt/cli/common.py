@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from kueue_preempt.cli.gates import feature_gates_of, release_of
+from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.model.config import FairSharingConfig, PreemptionConfig
 from kueue_preempt.io.kueue_config import KueueConfiguration, load_kueue_config
 
@@ -18,6 +19,13 @@ EXIT_MISSING_DEPENDENCY = 5
 EXIT_INTERNAL_ERROR = 70
 
 PROG = "kueue-preempt"
+
+OUTPUT_HELP = "table: aligned text for reading (default); json: one JSON document for scripts"
+
+
+class CommandLineError(ConfigurationError):
+    """An option value that is wrong for the input it names (found only after reading the
+    input, e.g. a ``sweep --metric`` the dump has no such column for): a usage error, exit 2."""
 
 
 def kueue_config_of(args: argparse.Namespace) -> KueueConfiguration:

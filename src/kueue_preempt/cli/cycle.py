@@ -14,6 +14,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Callable
 
+from kueue_preempt.cli.common import OUTPUT_HELP
 from kueue_preempt.cli.gates import add_feature_gates_flag, note_release
 from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.cycle import ClusterState, CycleConfig, CycleResult, CycleRun, HeadResult, Outcome, run_cycles
@@ -177,7 +178,7 @@ def cycle_command(args: argparse.Namespace) -> tuple[int, str]:
         out.append(
             f"Stable after {len(run.cycles)} cycle(s)."
             if run.stable
-            else f"LIVELOCK: not stable after {run.cap} cycles (the cap of SC-SIM-13.5)."
+            else f"LIVELOCK: not stable after {run.cap} cycles (the cap: 10 x pending workloads + 10)."
         )
     if waiting:
         out.append("Still pending:")
@@ -243,7 +244,7 @@ def add_cycle_parser(
     p = sub.add_parser(
         "cycle",
         help="what Kueue's next scheduling cycle does with every pending workload",
-        description="Run Kueue's scheduling cycle (SC-*) on a dump: per pending workload, admitted "
+        description="Run Kueue's scheduling cycle on a dump: per pending workload, admitted "
         "(ClusterQueue, flavors, count), preempts whom, or stays pending (active or inadmissible) and why. "
         + ASSUMPTION,
     )
@@ -257,7 +258,7 @@ def add_cycle_parser(
         "--strategies", type=strategies, metavar="S1[,S2]", help="fair-sharing strategies (implies --fair-sharing; overrides --config)"
     )
     p.add_argument("--now", type=rfc3339, metavar="RFC3339", help="the cycle time (default: now)")
-    p.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    p.add_argument("--output", "-o", choices=("table", "json"), default="table", help=OUTPUT_HELP)
     add_feature_gates_flag(p)
     p.set_defaults(func=cycle_command, config_of=config_of)
 

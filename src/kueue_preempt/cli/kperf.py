@@ -14,6 +14,7 @@ from typing import Any
 
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.cli.gates import release_of
+from kueue_preempt.io.text import number_text
 from kueue_preempt.model.config import FeatureGates
 from kueue_preempt.sim.api_model import ApiModel
 from kueue_preempt.kperf.config import load_scenario_settings
@@ -128,7 +129,7 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
             },
         }
         return 0, json.dumps(doc, indent=2) + "\n"
-    api_text = "ideal API" if limits.qps is None else f"API {limits.qps:g} qps, burst {limits.burst}"
+    api_text = "ideal API" if limits.qps is None else f"API {number_text(limits.qps, 6)} qps, burst {limits.burst}"
     head = (
         f"{len(run.built.queues)} ClusterQueues, {len(run.built.workloads)} workloads, {run.result.cycles} cycles, "
         f"{api_text}, {api.requests} API requests ({api.delayed} delayed)\n\n"

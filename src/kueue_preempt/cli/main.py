@@ -49,7 +49,9 @@ from kueue_preempt.cli.common import (
     EXIT_NO_TARGETS,
     EXIT_OK,
     EXIT_USAGE,
+    OUTPUT_HELP,
     PROG,
+    CommandLineError,
     kueue_config_of,
     preemption_config_of,
 )
@@ -168,7 +170,7 @@ def _parser() -> argparse.ArgumentParser:
         "LessThanOrEqualToFinalShare, LessThanInitialShare",
     )
     explain.add_argument("--now", type=_rfc3339, metavar="RFC3339", help="the decision time (default: now)")
-    explain.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    explain.add_argument("--output", "-o", choices=("table", "json"), default="table", help=OUTPUT_HELP)
     explain.add_argument("--no-trace", action="store_true", help="leave the decision trace out of the table")
     explain.set_defaults(func=run_explain)
 
@@ -189,7 +191,7 @@ def _parser() -> argparse.ArgumentParser:
         help="kep: search the smallest sufficient priority level (default); kube: kube-scheduler's remove-all",
     )
     podgroup.add_argument("--search", choices=("binary", "linear"), default="binary", help="how kep mode searches")
-    podgroup.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    podgroup.add_argument("--output", "-o", choices=("table", "json"), default="table", help=OUTPUT_HELP)
     podgroup.add_argument("--no-trace", action="store_true", help="leave the decision trace out of the table")
     podgroup.set_defaults(func=run_podgroup)
 
@@ -200,7 +202,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("dump", nargs="+", metavar="DUMP", help="YAML/JSON files (kubectl get -o yaml); - for stdin")
     check.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
-    check.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    check.add_argument("--output", "-o", choices=("table", "json"), default="table", help=OUTPUT_HELP)
     check.set_defaults(func=run_check)
     for command in (explain, check):
         add_feature_gates_flag(command)
@@ -244,6 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         with cli_logging(level_for(args), PROG):
             result: tuple[int, str] = args.func(args)
         code, text = result
+    except CommandLineError as exc:
+        _fail(f"{exc} (see --help)")
+        return EXIT_USAGE
     except (YamlUnavailable, ExtraUnavailable) as exc:
         _fail(str(exc))
         return EXIT_MISSING_DEPENDENCY

@@ -30,6 +30,7 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.model.quantity import format_amount
 from kueue_preempt.sim.arrivals.model import SIM_START
 from kueue_preempt.kperf.scenario import BuiltScenario
 from kueue_preempt.sim.output.timeline import Admitted, Arrived, Event, Finished, Livelock, Preempted, Released
@@ -264,7 +265,8 @@ def summary_table(summary: KueueSummary) -> str:
 
 
 def _cpu(millis: float) -> str:
-    return f"{millis / 1000:g}"
+    # A Kubernetes quantity, as the ClusterQueue wrote it: "6", "1500m" (never 1.5e+03).
+    return format_amount(round(millis), "cpu")
 
 
 def _table(rows: list[list[str]]) -> str:
