@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,71 @@ def test_docs_extra_and_module_entry_point() -> None:
 
 
 def test_no_placeholder_project_urls() -> None:
-    """Decision (t): no URLs until a public home exists; any URL added must be absolute."""
+    """Every project URL is absolute and no placeholder."""
     for url in _pyproject()["project"].get("urls", {}).values():
         assert url.startswith("https://") and "example" not in url and "xx" not in url
+
+
+def test_project_urls_name_one_repository() -> None:
+    """``pip show`` lists Homepage, Documentation, Changelog and Issues, all in the Homepage's
+    repository (docs/decisions.md, "Project URLs and supported Pythons")."""
+    urls = _pyproject()["project"]["urls"]
+    assert set(urls) == {"Homepage", "Documentation", "Changelog", "Issues"}
+    home = urls["Homepage"]
+    assert re.fullmatch(r"https://github\.com/[a-z0-9-]+/kueue-preempt", home)
+    assert urls["Documentation"] == home + "/tree/main/docs"
+    assert urls["Changelog"] == home + "/blob/main/CHANGELOG.md"
+    assert urls["Issues"] == home + "/issues"
+    assert (ROOT / "docs").is_dir() and (ROOT / "CHANGELOG.md").is_file()
+
+
+def test_classifiers_name_the_python_running_the_tests() -> None:
+    """CI runs the suite on the machine's Python; it must be a declared version, and every
+    declared version is at or above ``requires-python``."""
+    project = _pyproject()["project"]
+    declared = {
+        int(m.group(1)) for c in project["classifiers"] if (m := re.fullmatch(r"Programming Language :: Python :: 3\.(\d+)", c))
+    }
+    assert sys.version_info.minor in declared
+    minimum = re.fullmatch(r">=3\.(\d+)", project["requires-python"])
+    assert minimum is not None and min(declared) == int(minimum.group(1))
+    assert declared == set(range(min(declared), max(declared) + 1))
+
+
+def test_summary_names_what_the_package_does() -> None:
+    summary = _pyproject()["project"]["description"]
+    for words in ("preemption", "fair sharing", "flavor assignment", "scheduling cycle", "PodGroup", "simulator", "CLI"):
+        assert words in summary, words
+    assert len(summary) < 300 and "\n" not in summary
+
+
+_PUBLISHED = re.compile(r"pip install '?kueue-preempt\[(\w+)\]'?")
+
+
+def _install_texts() -> dict[str, str]:
+    paths = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "src").rglob("*.py")), ROOT / "examples" / "README.md"]
+    return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in paths}
+
+
+def test_every_published_install_command_has_the_checkout_form_beside_it() -> None:
+    """``pip install 'kueue-preempt[X]'`` fails from a checkout before the package is published:
+    wherever a doc or a message says it, ``pip install '.[X]'`` is said within the next lines."""
+    found = 0
+    for name, text in _install_texts().items():
+        if name == "docs/decisions.md":
+            continue
+        for m in _PUBLISHED.finditer(text):
+            found += 1
+            nearby = text[max(0, m.start() - 300) : m.end() + 300]
+            assert f"'.[{m.group(1)}]'" in nearby, f"{name}: {m.group(0)} without the checkout form"
+    assert found >= 5
+
+
+def test_missing_extra_errors_give_both_install_forms() -> None:
+    from kueue_preempt.io import YamlUnavailable
+    from kueue_preempt.sim.errors import ExtraUnavailable
+
+    yaml_message = str(YamlUnavailable("dump.yaml"))
+    assert "pip install 'kueue-preempt[yaml]'" in yaml_message and "pip install '.[yaml]'" in yaml_message
+    plot_message = str(ExtraUnavailable("--plots", "plot", "matplotlib"))
+    assert "pip install 'kueue-preempt[plot]'" in plot_message and "pip install '.[plot]'" in plot_message

@@ -27,7 +27,7 @@ def test_svg_charts_show_the_queues_and_are_reproducible(tmp_path: Path) -> None
     first = plot_utilization(TIMELINE, small_dump(), tmp_path / "u1.svg").read_text()
     second = plot_utilization(TIMELINE, small_dump(), tmp_path / "u2.svg").read_text()
     assert first == second
-    assert "team-a cpu@default" in first and "team-b cpu@default" in first
+    assert "team-a default/cpu" in first and "team-b default/cpu" in first
     waits = plot_waits(TIMELINE, tmp_path / "w.svg").read_text()
     assert "Wait time distribution" in waits
     pre = plot_preemptions(TIMELINE, tmp_path / "p.svg").read_text()

@@ -15,7 +15,7 @@ import attrs
 
 from kueue_preempt.model.flavors import FlavorFungibility, ResourceFlavor, ResourceGroup
 from kueue_preempt.model import ClusterQueue, FlavorAssignmentMode, FlavorResource, PreemptionPolicy, Workload
-from kueue_preempt.model.quantity import amount_add, amount_sub
+from kueue_preempt.model.quantity import amount_add, amount_sub, format_amount
 from kueue_preempt.snapshot.quota import QuotaNode, Snapshot
 from kueue_preempt.preemption.common.trace import DecisionTrace, Verdict
 from kueue_preempt.assignment import messages
@@ -152,7 +152,7 @@ def _judge(
                 flavor, api_mode(mode.preemption_mode), -1, mode.borrowing_level
             )
         if ctx.trace is not None:  # the f-string costs more than the judgement: only for a trace
-            ctx.note(Verdict.INFO, "FAS-6", f"flavor {flavor}, resource {resource}: request {val} -> {mode}")
+            ctx.note(Verdict.INFO, "FAS-6", f"flavor {flavor}, resource {resource}: request {format_amount(val, resource)} -> {mode}")
     return j
 
 

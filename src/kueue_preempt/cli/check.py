@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from kueue_preempt.cli.gates import feature_gates_of, note_ignored_boosts
+from kueue_preempt.cli.gates import feature_gates_of, note_ignored_boosts, release_notes
 from kueue_preempt.io import (
     ClusterDump,
     ManifestError,
@@ -30,6 +30,7 @@ def run_check(args: argparse.Namespace) -> tuple[int, str]:
         dump.cluster()  # validates node references
     pending = []
     warnings = [f"{kueue.source}: {w}" for w in kueue.warnings] + dump.warnings()
+    warnings += release_notes([w.workload for w in dump.workloads], kueue.release)
     for lw in dump.pending():
         try:
             cq: str | None = dump.cluster_queue_for(lw)

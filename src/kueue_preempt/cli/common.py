@@ -6,7 +6,8 @@ import argparse
 import math
 from typing import Any, Callable
 
-from kueue_preempt.cli.gates import feature_gates_of
+from kueue_preempt.cli.gates import feature_gates_of, release_of
+from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.model.config import FairSharingConfig, PreemptionConfig
 from kueue_preempt.io.kueue_config import KueueConfiguration, load_kueue_config
 from kueue_preempt.io.text import MAX_SECONDS, NumberTextError, float_text, int_text
@@ -21,10 +22,19 @@ EXIT_INTERNAL_ERROR = 70
 
 PROG = "kueue-preempt"
 
+OUTPUT_HELP = "table: aligned text for reading (default); json: one JSON document for scripts"
+
+
+class CommandLineError(ConfigurationError):
+    """An option value that is wrong for the input it names (found only after reading the
+    input, e.g. a ``sweep --metric`` the dump has no such column for): a usage error, exit 2."""
+
 
 def kueue_config_of(args: argparse.Namespace) -> KueueConfiguration:
-    """``--config FILE`` (Kueue's own Configuration file), else Kueue's defaults (API-32)."""
-    return load_kueue_config(args.config) if args.config else KueueConfiguration.defaults()
+    """``--config FILE`` (Kueue's own Configuration file), else Kueue's defaults (API-32), as the
+    ``--kueue-version`` release reads them."""
+    release = release_of(args)
+    return load_kueue_config(args.config, release=release) if args.config else KueueConfiguration.defaults(release)
 
 
 def preemption_config_of(args: argparse.Namespace, kueue: KueueConfiguration) -> PreemptionConfig:

@@ -14,8 +14,8 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from kueue_preempt.cli.common import int_flag
-from kueue_preempt.cli.gates import add_feature_gates_flag
+from kueue_preempt.cli.common import OUTPUT_HELP, int_flag
+from kueue_preempt.cli.gates import add_feature_gates_flag, note_release
 from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.cycle import ClusterState, CycleConfig, CycleResult, CycleRun, HeadResult, Outcome, run_cycles
 from kueue_preempt.cli.cluster_input import add_dump_arguments, cluster_state_of
@@ -137,6 +137,7 @@ def _unqueued(cluster: ClusterState, run: CycleRun) -> list[str]:
 def cycle_command(args: argparse.Namespace) -> tuple[int, str]:
     """Run the command; returns ``(exit code, output)``."""
     cluster, _dump = cluster_state_of(args)
+    note_release([w.workload for w in _dump.workloads], _config(args).preemption.kueue_release)
     now = args.now or datetime.now(timezone.utc)
     run = run_cycles(cluster, None, _config(args), now, cycles=args.cycles, until_stable=args.until_stable)
     last: dict[str, HeadResult] = {}
@@ -177,7 +178,7 @@ def cycle_command(args: argparse.Namespace) -> tuple[int, str]:
         out.append(
             f"Stable after {len(run.cycles)} cycle(s)."
             if run.stable
-            else f"LIVELOCK: not stable after {run.cap} cycles (the cap of SC-SIM-13.5)."
+            else f"LIVELOCK: not stable after {run.cap} cycles (the cap: 10 x pending workloads + 10)."
         )
     if waiting:
         out.append("Still pending:")
@@ -243,7 +244,7 @@ def add_cycle_parser(
     p = sub.add_parser(
         "cycle",
         help="what Kueue's next scheduling cycle does with every pending workload",
-        description="Run Kueue's scheduling cycle (SC-*) on a dump: per pending workload, admitted "
+        description="Run Kueue's scheduling cycle on a dump: per pending workload, admitted "
         "(ClusterQueue, flavors, count), preempts whom, or stays pending (active or inadmissible) and why. "
         + ASSUMPTION,
     )
@@ -257,7 +258,7 @@ def add_cycle_parser(
         "--strategies", type=strategies, metavar="S1[,S2]", help="fair-sharing strategies (implies --fair-sharing; overrides --config)"
     )
     p.add_argument("--now", type=rfc3339, metavar="RFC3339", help="the cycle time (default: now)")
-    p.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    p.add_argument("--output", "-o", choices=("table", "json"), default="table", help=OUTPUT_HELP)
     add_feature_gates_flag(p)
     p.set_defaults(func=cycle_command, config_of=config_of)
 

@@ -28,6 +28,7 @@ from kueue_preempt.snapshot.quota import Snapshot
 import argparse
 
 from kueue_preempt.cli.common import EXIT_OK, text
+from kueue_preempt.io.text import quantity_text
 from kueue_preempt.model.priority import priority_info
 from kueue_preempt.preemption.targets import get_targets
 
@@ -107,7 +108,7 @@ def run_demo(args: argparse.Namespace) -> tuple[int, str]:
         f"Incoming: {scenario.preemptor.key} (priority {p.effective}) into ClusterQueue "
         f"{scenario.cluster_queue} path {snap.path(snap.cluster_queue(scenario.cluster_queue))}"
     )
-    reqs = ", ".join(f"{fr}={v}" for fr, v in sorted(scenario.assignment.requests.items()))
+    reqs = ", ".join(f"{fr}={quantity_text(v, fr.resource)}" for fr, v in sorted(scenario.assignment.requests.items()))
     out.append(f"Requests: {reqs}")
     targets = get_targets(
         scenario.preemptor, scenario.cluster_queue, scenario.assignment, snap, config=scenario.config, now=scenario.now

@@ -32,7 +32,7 @@ import argparse
 import json
 from datetime import timezone
 
-from kueue_preempt.cli.gates import note_ignored_boosts
+from kueue_preempt.cli.gates import note_ignored_boosts, note_release
 from kueue_preempt.errors import UnknownClusterQueue
 from kueue_preempt.io import (
     ClusterDump,
@@ -253,6 +253,7 @@ def run_explain(args: argparse.Namespace) -> tuple[int, str]:
     cluster, dump = cluster_state_of(args)
     lw, origin = _incoming(args.incoming, dump) if args.incoming else (dump.pending_workload(args.workload), "")
     note_ignored_boosts([w.workload for w in dump.workloads] + ([lw.workload] if args.incoming else []), config.feature_gates)
+    note_release([w.workload for w in dump.workloads] + ([lw.workload] if args.incoming else []), config.kueue_release)
     via = ""
     if args.cluster_queue:
         cq = args.cluster_queue

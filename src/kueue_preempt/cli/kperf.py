@@ -15,6 +15,9 @@ from typing import Any
 from kueue_preempt.cli.common import float_flag, int_flag
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.model.quantity import INT32_MAX
+from kueue_preempt.cli.gates import release_of
+from kueue_preempt.io.text import number_text
+from kueue_preempt.model.config import FeatureGates
 from kueue_preempt.sim.api_model import ApiModel
 from kueue_preempt.kperf.config import load_scenario_settings
 from kueue_preempt.kperf.summary import ADMISSION_TIMES, summary_json, summary_table
@@ -77,10 +80,10 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
     if args.config:
         if args.api_qps is not None or args.api_burst is not None:
             raise ConfigurationError("--config and --api-qps/--api-burst: give the client limits one way")
-        settings = load_scenario_settings(args.config)
+        settings = load_scenario_settings(args.config, release_of(args))
         limits, hashing = settings.api, settings.scheduling_equivalence_hashing
     else:
-        limits, hashing = api_limits(args), True
+        limits, hashing = api_limits(args), FeatureGates.for_release(release_of(args)).scheduling_equivalence_hashing
     options = ScenarioOptions(
         api=ApiModel.of(limits),
         scheduling_equivalence_hashing=hashing and not args.no_equivalence_hashing,
@@ -122,7 +125,7 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
             },
         }
         return 0, json.dumps(doc, indent=2) + "\n"
-    api_text = "ideal API" if limits.qps is None else f"API {limits.qps:g} qps, burst {limits.burst}"
+    api_text = "ideal API" if limits.qps is None else f"API {number_text(limits.qps, 6)} qps, burst {limits.burst}"
     head = (
         f"{len(run.built.queues)} ClusterQueues, {len(run.built.workloads)} workloads, {run.result.cycles} cycles, "
         f"{api_text}, {api.requests} API requests ({api.delayed} delayed)\n\n"

@@ -26,8 +26,8 @@ Exit codes:
      workload, LocalQueue or ClusterQueue; input too large)
 4    I/O error (file missing, unreadable, a directory; kubectl cannot read the cluster:
      no context, unreachable, forbidden, Kueue not installed, timeout)
-5    a YAML input without PyYAML installed (``pip install 'kueue-preempt[yaml]'``), or
-     no DUMP given and no ``kubectl`` on PATH
+5    a YAML input without PyYAML installed (``pip install 'kueue-preempt[yaml]'``, from a
+     checkout ``pip install '.[yaml]'``), or no DUMP given and no ``kubectl`` on PATH
 70   internal error (a bug: please report it)
 ===  ==============================================================================
 """
@@ -50,7 +50,9 @@ from kueue_preempt.cli.common import (
     EXIT_NO_TARGETS,
     EXIT_OK,
     EXIT_USAGE,
+    OUTPUT_HELP,
     PROG,
+    CommandLineError,
     kueue_config_of,
     preemption_config_of,
 )
@@ -58,6 +60,7 @@ from kueue_preempt.cli.demo import run_demo
 from kueue_preempt.cli.explain import run_explain
 from kueue_preempt.cli.podgroup import run_podgroup
 from kueue_preempt.cli.gates import add_feature_gates_flag
+from kueue_preempt.model.releases import DEFAULT_RELEASE, REFERENCE_COMMIT
 from kueue_preempt.cli.logging_flags import add_logging_flags, cli_logging, level_for
 from kueue_preempt.model.time import parse_time
 from kueue_preempt.model.config import FairSharingConfig
@@ -124,7 +127,8 @@ def _workload_key(value: str) -> str:
 
 _CONFIG_HELP = (
     "Kueue's Configuration file (config.kueue.x-k8s.io v1beta1/v1beta2): fair sharing, admission fair "
-    "sharing, feature gates, waitForPodsReady; explicit flags override it (default: Kueue's defaults)"
+    "sharing, feature gates, waitForPodsReady; explicit flags override it (default: the defaults of the "
+    "--kueue-version release)"
 )
 
 
@@ -132,10 +136,16 @@ def _parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = _Parser(
         prog=prog,
         description="Explain Kueue preemption decisions on the current cluster (read with kubectl) or on dump files.",
-        epilog="Defaults are Kueue's own (feature gates and configuration at the reference commit). "
+        epilog=f"Defaults are those of {DEFAULT_RELEASE.label}: feature gates and configuration; "
+        "--kueue-version selects another release (0.16 to 0.19). "
         "Options given on the command line override the same settings read from a --config file.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__} (default Kueue release: {DEFAULT_RELEASE.name}, main at {REFERENCE_COMMIT})",
+        help="print the version and the Kueue release reproduced by default, then exit",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="run a classic preemption decision on a bundled example cohort")
@@ -167,7 +177,7 @@ def _parser(prog: str = PROG) -> argparse.ArgumentParser:
         "LessThanOrEqualToFinalShare, LessThanInitialShare",
     )
     explain.add_argument("--now", type=_rfc3339, metavar="RFC3339", help="the decision time (default: now)")
-    explain.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    explain.add_argument("--output", "-o", choices=("table", "json"), default="table", help=OUTPUT_HELP)
     explain.add_argument("--no-trace", action="store_true", help="leave the decision trace out of the table")
     explain.set_defaults(func=run_explain)
 
@@ -188,7 +198,7 @@ def _parser(prog: str = PROG) -> argparse.ArgumentParser:
         help="kep: search the smallest sufficient priority level (default); kube: kube-scheduler's remove-all",
     )
     podgroup.add_argument("--search", choices=("binary", "linear"), default="binary", help="how kep mode searches")
-    podgroup.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    podgroup.add_argument("--output", "-o", choices=("table", "json"), default="table", help=OUTPUT_HELP)
     podgroup.add_argument("--no-trace", action="store_true", help="leave the decision trace out of the table")
     podgroup.set_defaults(func=run_podgroup)
 
@@ -199,7 +209,7 @@ def _parser(prog: str = PROG) -> argparse.ArgumentParser:
     )
     add_dump_arguments(check)
     check.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
-    check.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    check.add_argument("--output", "-o", choices=("table", "json"), default="table", help=OUTPUT_HELP)
     check.set_defaults(func=run_check)
     for command in (explain, check):
         add_feature_gates_flag(command)
@@ -244,6 +254,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
         with cli_logging(level_for(args), prog):
             result: tuple[int, str] = args.func(args)
         code, text = result
+    except CommandLineError as exc:
+        _fail(f"{exc} (see {prog} --help)", prog)
+        return EXIT_USAGE
     except (YamlUnavailable, ExtraUnavailable, KubectlNotFound) as exc:
         _fail(str(exc), prog)
         return EXIT_MISSING_DEPENDENCY

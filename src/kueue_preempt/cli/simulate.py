@@ -14,8 +14,9 @@ from typing import Any, Callable
 
 import attrs
 
-from kueue_preempt.cli.common import int_flag, seconds_flag
-from kueue_preempt.cli.gates import add_feature_gates_flag
+from kueue_preempt.cli.common import OUTPUT_HELP, CommandLineError, int_flag, seconds_flag
+from kueue_preempt.cli.gates import add_feature_gates_flag, note_release
+from kueue_preempt.io.text import number_text
 from kueue_preempt.model.quantity import INT32_MAX
 from kueue_preempt.cli.logging_flags import LOGGER_NAME
 from kueue_preempt.model.config import PreemptionConfig
@@ -39,6 +40,7 @@ from kueue_preempt.sim.run import simulate
 from kueue_preempt.sim.output.timeline import write_timeline
 from kueue_preempt.policies.boost import ThresholdBoostConfig, TimeSharingConfig
 from kueue_preempt.policies.settings import PolicySettings
+from kueue_preempt.sweep.evaluate import metric_names
 from kueue_preempt.sweep import DEFAULT_METRICS, DaskBackend, LocalBackend, Scenario, SimulationEvaluator, parse_vary, run_sweep, sweep_json, sweep_table
 from kueue_preempt.sweep.scenario import parse_window
 from kueue_preempt.sweep.backends import Backend
@@ -95,7 +97,7 @@ def _warn_unbounded(args: argparse.Namespace) -> None:
     if args.until is None and not getattr(args, "resume_after_preemption", False):
         logging.getLogger(LOGGER_NAME).warning(
             "time sharing without --until: workloads longer than the window may take turns for ever "
-            "(a re-admitted workload runs its whole duration again, SC-SIM-13 item 2), and the run then "
+            "(a re-admitted workload runs its whole duration again), and the run then "
             "stops only at --max-instants; give --until, or --resume-after-preemption for jobs that checkpoint"
         )
 
@@ -139,6 +141,7 @@ def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
     if not args.arrivals:
         raise ConfigurationError("simulate needs --arrivals FILE (with DUMP files, or none to read the cluster), or --scenario FILE")
     state, dump = cluster_state_of(args)
+    note_release([w.workload for w in dump.workloads], _cycle_config(args).preemption.kueue_release)
     file = _arrivals(args)
     resolve_arrivals(file, dump)  # every row checked before anything runs
     options = _options(args)
@@ -173,13 +176,13 @@ def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
     head = f"{len(file.rows)} arrivals, {result.instants} instants, {result.cycles} cycles, {len(result.timeline)} events\n"
     if result.api is not None and options.api is not None:
         head += (
-            f"API {options.api.qps:g} qps, burst {options.api.burst}: {result.api.requests} requests "
+            f"API {number_text(options.api.qps, 6)} qps, burst {options.api.burst}: {result.api.requests} requests "
             f"({result.api.delayed} delayed)\n"
         )
     tail = ""
     if result.truncated:
         tail = (
-            f"STOPPED after {result.instants} instants (--max-instants) at t={result.end:g} s: the run does not "
+            f"STOPPED after {result.instants} instants (--max-instants) at t={number_text(result.end, 6)} s: the run does not "
             "settle; look at the preemption cycles above\n"
         )
     return code, head + summary_table(summary) + tail
@@ -196,9 +199,11 @@ def _backend(args: argparse.Namespace) -> tuple[Backend, Any]:
 
 def sweep_command(args: argparse.Namespace) -> tuple[int, str]:
     state, dump = cluster_state_of(args)
+    note_release([w.workload for w in dump.workloads], _cycle_config(args).preemption.kueue_release)
     file = load_arrivals(args.arrivals)
     resolve_arrivals(file, dump)  # every row checked before anything runs
     varies = [parse_vary(v) for v in args.vary]
+    _check_metrics(args.metric or [], metric_names(dump))
     config = _cycle_config(args)
     base = Scenario(dump, config=config.preemption, policy=_policy(args))
     if base.policy.time_sharing is None and any(v.path.field in _WINDOW_FIELDS for v in varies):
@@ -214,6 +219,17 @@ def sweep_command(args: argparse.Namespace) -> tuple[int, str]:
     if args.output == "json":
         return code, json.dumps(sweep_json(result), indent=2) + "\n"
     return code, sweep_table(result, args.metric or list(DEFAULT_METRICS))
+
+
+_NAMES_SHOWN = 40
+
+
+def _check_metrics(asked: list[str], valid: list[str]) -> None:
+    """An unknown ``--metric`` is a usage error naming the valid columns (before any run)."""
+    unknown = [m for m in asked if m not in valid]
+    if unknown:
+        shown = ", ".join(valid[:_NAMES_SHOWN]) + (f" and {len(valid) - _NAMES_SHOWN} more" if len(valid) > _NAMES_SHOWN else "")
+        raise CommandLineError(f"--metric: unknown metric {unknown[0]!r}; valid: {shown}")
 
 
 def _window(value: str) -> timedelta:
@@ -270,7 +286,7 @@ def _common(
         help="its window: a Go duration (30m, 1h30m) or seconds; alone, runs the booster with "
         "Kueue's defaults (0 = off); with --time-sharing, replaces the file's interval",
     )
-    p.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    p.add_argument("--output", "-o", choices=("table", "json"), default="table", help=OUTPUT_HELP)
 
 
 def add_sim_parsers(
@@ -291,7 +307,7 @@ def add_sim_parsers(
     sim.add_argument("--seed", type=int_flag(-(2**63), 2**63 - 1), metavar="N", help="override the generator spec's seed")
     sim.add_argument("--timeline", metavar="FILE", help="write the per-workload timeline (JSONL)")
     sim.add_argument("--plots", metavar="DIR", help="write utilization/waits/preemptions charts (needs the [plot] extra)")
-    sim.add_argument("--plot-format", choices=PLOT_FORMATS, default="png")
+    sim.add_argument("--plot-format", choices=PLOT_FORMATS, default="png", help="file format of the --plots charts (default: png)")
     sim.add_argument("--series", action="store_true", help="-o json: include usage and DRS over time")
     add_api_arguments(sim)
     add_scenario_arguments(sim)
@@ -306,7 +322,11 @@ def add_sim_parsers(
     _common(sweep, strategies, config_of, config_help)
     sweep.add_argument("--arrivals", required=True, metavar="FILE", help="arrivals (JSONL, or CSV by extension)")
     sweep.add_argument("--vary", action="append", required=True, metavar="PATH=V1,V2", help="repeatable")
-    sweep.add_argument("--metric", action="append", metavar="NAME", help="table columns (default: whole-cluster figures)")
+    sweep.add_argument(
+        "--metric", action="append", metavar="NAME",
+        help="a table column, repeatable (default: the whole-cluster figures " + ", ".join(DEFAULT_METRICS) + "); "
+        "per ClusterQueue or cohort: NODE.wait.p50|p90|p99, NODE.preemptions, NODE.utilization.FLAVOR/RESOURCE",
+    )
     where = sweep.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_count, metavar="N", help="local worker processes (default: one per CPU)")
     where.add_argument("--dask", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS")

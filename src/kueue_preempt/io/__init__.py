@@ -18,8 +18,8 @@ An edge of the library: nothing below it imports it.
 
 Fields read per kind and apiVersion: docs/manifests.md.
 
-YAML needs the optional PyYAML dependency (``pip install 'kueue-preempt[yaml]'``); JSON
-needs nothing. Every error is a :class:`~kueue_preempt.KueuePreemptError`.
+YAML needs the optional PyYAML dependency (``pip install 'kueue-preempt[yaml]'``, from a
+checkout ``pip install '.[yaml]'``); JSON needs nothing. Every error is a :class:`~kueue_preempt.KueuePreemptError`.
 """
 
 from __future__ import annotations

@@ -63,7 +63,8 @@ class YamlUnavailable(KueuePreemptError, ImportError):
         self.source = source
         super().__init__(
             f"{source}: reading YAML needs PyYAML; install it with "
-            "`python3 -m pip install 'kueue-preempt[yaml]'` or give the dump as JSON (kubectl -o json)"
+            "`python3 -m pip install 'kueue-preempt[yaml]'` (from a checkout: `python3 -m pip install '.[yaml]'`) "
+            "or give the dump as JSON (kubectl -o json)"
         )
 
 

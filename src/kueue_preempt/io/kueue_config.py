@@ -13,6 +13,11 @@ Version rules (API-32): the file is decoded strictly (an unknown field is an err
 Kueue refuses to start), the defaults of the file's *own* version are applied, then it is read
 as v1beta2. So an empty v1beta2 file has ``waitForPodsReady`` on (30 min) and an empty v1beta1
 file has it off; v1beta1 turns fair sharing and ``waitForPodsReady`` on with ``enable: true``.
+
+Releases (kueue-api-fields.md §3.4): every reader takes ``release`` (default: the reference
+commit, :data:`~kueue_preempt.model.releases.DEFAULT_RELEASE`). It gives the defaults of the
+gates the file does not set; a gate the release does not have is refused, as that Kueue would
+not start; before 0.19 a file without ``waitForPodsReady`` leaves it off.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import attrs
 from kueue_preempt._util.checks import path_arg
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model.config import FairSharingConfig, FeatureGates, PreemptionConfig, RequeuingTimestamp
+from kueue_preempt.model.releases import DEFAULT_RELEASE, GateState, KueueRelease, first_release_with, kueue_release
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.io._fields import Ctx, Field
 from kueue_preempt.io.errors import ManifestError
@@ -207,26 +213,28 @@ class KueueConfiguration:
     client_connection: ClientConnection = ClientConnection()
     source: str = ""
     warnings: tuple[str, ...] = ()
+    release: KueueRelease = DEFAULT_RELEASE
+    """The Kueue release whose defaults fill in what the file leaves out (§3.4)."""
 
     @classmethod
-    def defaults(cls) -> KueueConfiguration:
-        """Kueue without a configuration file: the v1beta2 defaults (API-32)."""
-        return cls()
+    def defaults(cls, release: str | KueueRelease | None = None) -> KueueConfiguration:
+        """Kueue without a configuration file: the v1beta2 defaults (API-32) of ``release``
+        (default: the reference commit; before 0.19 ``waitForPodsReady`` is off)."""
+        chosen = _release(release)
+        return cls(wait_for_pods_ready=WaitForPodsReady() if chosen.wait_for_pods_ready_by_default else None, release=chosen)
 
     def gate(self, name: str) -> bool:
-        """The final value of a feature gate: the file's setting, else Kueue's default."""
+        """The final value of a feature gate: the file's setting, else the release's default."""
         if name in self.feature_gates:
             return self.feature_gates[name]
-        entry = FEATURE_GATES.get(name)
-        if entry is None:
-            raise ConfigurationError(f"featureGates: unknown gate {name!r}")
-        return entry[0]
+        return _gate_default(name, self.release)
 
     def feature_gate_set(self) -> FeatureGates:
-        """The file's gates over Kueue's defaults as the library's :class:`FeatureGates`
+        """The file's gates over the release's defaults as the library's :class:`FeatureGates`
         (gates the library does not model are left out: they act on nothing here)."""
         known = FeatureGates.kueue_names()
-        return FeatureGates.from_mapping({n: v for n, v in self.feature_gates.items() if n in known})
+        base = FeatureGates.for_release(self.release)
+        return FeatureGates.from_mapping({n: v for n, v in self.feature_gates.items() if n in known}, base=base)
 
     @property
     def wait_for_pods_ready_enabled(self) -> bool:
@@ -253,6 +261,7 @@ class KueueConfiguration:
             "admission_fair_sharing": self.admission_fair_sharing is not None,
             "feature_gates": self.feature_gate_set(),
             "pods_ready_requeuing_timestamp": self.requeuing_timestamp,
+            "kueue_release": self.release,
         }
         values.update(overrides)
         return PreemptionConfig(**values)
@@ -277,21 +286,48 @@ def parse_go_duration(text: str) -> timedelta:
 # --------------------------------------------------------------------------- reading
 
 
-def load_kueue_config(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> KueueConfiguration:
-    """Read a Kueue Configuration file (YAML or JSON; ``"-"`` is standard input)."""
+def load_kueue_config(
+    path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS, *, release: str | KueueRelease | None = None
+) -> KueueConfiguration:
+    """Read a Kueue Configuration file (YAML or JSON; ``"-"`` is standard input) as ``release``
+    reads it (default: the reference commit)."""
     name = path_arg(path, "load_kueue_config", "path")
     name = "<stdin>" if name == "-" else name
-    return parse_kueue_config(read_bytes(path, limits), source=name, limits=limits)
+    chosen = _release(release)
+    return parse_kueue_config(read_bytes(path, limits), source=name, limits=limits, release=chosen)
+
+
+def _release(value: str | KueueRelease | None) -> KueueRelease:
+    if value is not None and not isinstance(value, (str, KueueRelease)):
+        raise ConfigurationError(f"release: expected a Kueue release name such as 0.19, got {type(value).__name__}")
+    return kueue_release(value)
+
+
+def _gate_default(name: str, release: KueueRelease) -> bool:
+    value = release.default(name)
+    if value is not None:
+        return value
+    entry = FEATURE_GATES.get(name)
+    if entry is None:
+        raise ConfigurationError(f"featureGates: unknown gate {name!r}")
+    return entry[0]
 
 
 def parse_kueue_config(
-    data: bytes | str, *, source: str = "<config>", format: str | None = None, limits: Limits = DEFAULT_LIMITS
+    data: bytes | str,
+    *,
+    source: str = "<config>",
+    format: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    release: str | KueueRelease | None = None,
 ) -> KueueConfiguration:
-    """Parse the text of a Kueue Configuration file (one ``Configuration`` object).
+    """Parse the text of a Kueue Configuration file (one ``Configuration`` object) as
+    ``release`` reads it (default: the reference commit).
 
     Raises :class:`~kueue_preempt.io.ManifestError` naming the field for anything Kueue's
-    configuration loading would refuse (API-32..API-38).
+    configuration loading would refuse (API-32..API-38), including a gate ``release`` lacks.
     """
+    chosen = _release(release)
     objects = parse_documents(data, source=source, format=format, limits=limits)
     if len(objects) != 1:
         raise ManifestError(source, _KIND, "", "", f"expected exactly one Configuration object, found {len(objects)}")
@@ -314,18 +350,27 @@ def parse_kueue_config(
         wait = _wait_for_pods_ready(root.get("waitForPodsReady"), version)
     else:
         fair = _fair_sharing_v1beta2(root.get("fairSharing"))
-        wait = _wait_for_pods_ready(root.get("waitForPodsReady"), version)
-    gates, warnings = _feature_gates(root.get("featureGates"))
+        wait_field = root.get("waitForPodsReady")
+        # Before 0.19 the v1beta2 defaulting did not add the block (§3.4): absent stays off.
+        wait = _wait_for_pods_ready(wait_field, version) if wait_field.present or chosen.wait_for_pods_ready_by_default else None
+    gates, warnings = _feature_gates(root.get("featureGates"), chosen)
+    resources_field = root.get("resources")
+    if resources_field.has("quotaCheckStrategy") and not chosen.has_gate("QuotaCheckStrategy"):
+        warnings += (
+            f"resources.quotaCheckStrategy: {chosen.label} has no QuotaCheckStrategy gate (it exists from "
+            f"{first_release_with('QuotaCheckStrategy')}); the field has no effect there",
+        )
     return KueueConfiguration(
         api_version=api_version,
         fair_sharing=fair,
         admission_fair_sharing=_admission_fair_sharing(root.get("admissionFairSharing")),
         wait_for_pods_ready=wait,
-        resources=_resources(root.get("resources"), version, gates),
+        resources=_resources(resources_field, version, gates, chosen),
         feature_gates=gates,
         client_connection=_client_connection(root.get("clientConnection")),
         source=source,
         warnings=warnings,
+        release=chosen,
     )
 
 
@@ -459,7 +504,7 @@ def _requeuing(f: Field) -> RequeuingStrategy:
     )
 
 
-def _resources(f: Field, version: str, gates: Mapping[str, bool]) -> ResourceSettings:
+def _resources(f: Field, version: str, gates: Mapping[str, bool], release: KueueRelease) -> ResourceSettings:
     keys = ("excludeResourcePrefixes", "transformations", "deviceClassMappings")
     _strict(f, keys + (("quotaCheckStrategy",) if version == "v1beta2" else ()))
     prefixes = tuple(p.string(required=True) for p in f.get("excludeResourcePrefixes").list())
@@ -486,7 +531,7 @@ def _resources(f: Field, version: str, gates: Mapping[str, bool]) -> ResourceSet
         )
     strategy_field = f.get("quotaCheckStrategy")
     strategy: str | None = None
-    gate_on = gates.get("QuotaCheckStrategy", FEATURE_GATES["QuotaCheckStrategy"][0])
+    gate_on = gates.get("QuotaCheckStrategy", _gate_default("QuotaCheckStrategy", release))
     if strategy_field.present and gate_on:  # API-37: validated and used only with the gate on
         strategy = strategy_field.choice(("BlockUndeclared", "IgnoreUndeclared"), "BlockUndeclared")
         if strategy == "IgnoreUndeclared" and prefixes:
@@ -494,14 +539,21 @@ def _resources(f: Field, version: str, gates: Mapping[str, bool]) -> ResourceSet
     return ResourceSettings(tuple(prefixes), tuple(transformations), strategy)
 
 
-def _feature_gates(f: Field) -> tuple[dict[str, bool], tuple[str, ...]]:
+def _feature_gates(f: Field, release: KueueRelease) -> tuple[dict[str, bool], tuple[str, ...]]:
     gates: dict[str, bool] = {}
     warnings: list[str] = []
     for name, g in f.items():
         gates[name] = g.boolean(False) if g.present else g.fail("expected a boolean (true or false)")
-        if name not in FEATURE_GATES:
+        if not release.has_gate(name):
+            # API-38: an unknown gate name stops Kueue from starting.
+            since = first_release_with(name)
+            removed = release.gates[name] is GateState.REMOVED
+            why = "removed this gate (the feature is always on)" if removed else "does not have this gate"
+            hint = f" (it exists from Kueue {since})" if since and not removed else ""
+            g.fail(f"{release.label} {why}{hint}: that Kueue refuses to start with it (API-38)")
+        if name not in FEATURE_GATES and release.default(name) is None:
             warnings.append(f"featureGates.{name}: not a gate this library knows; it has no effect here")
-    final = {name: gates.get(name, default) for name, (default, _) in FEATURE_GATES.items()}
+    final = {name: gates.get(name, _gate_default(name, release)) for name in FEATURE_GATES}
     for name, (_, needs) in FEATURE_GATES.items():
         for need in needs:
             if final[name] and not final[need]:

@@ -23,6 +23,7 @@ from kueue_preempt.errors import KueuePreemptError
 from kueue_preempt.model.quantity import UNLIMITED, format_amount
 
 __all__ = [
+    "number_text",
     "quantity_text",
     "time_text",
     "MAX_SECONDS",
@@ -115,6 +116,21 @@ def quantity_text(amount: int, resource: str) -> str:
     if amount == UNLIMITED:
         return f"{amount}m" if resource == "cpu" else str(amount)
     return format_amount(amount, resource)
+
+
+def number_text(value: float, significant: int = 4) -> str:
+    """A figure for a table: ``significant`` digits, never scientific notation (``12150``, not
+    ``1.215e+04``; ``0.0001234``, not ``1.234e-04``), no trailing zeros."""
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(0, significant - 1 - magnitude)
+    text = f"{value:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def time_text(value: datetime) -> str:

@@ -28,6 +28,7 @@ from kueue_preempt.errors import ConfigurationError, UnsupportedConfiguration
 from kueue_preempt.io.kueue_config import ClientConnection, KueueConfiguration, load_kueue_config, parse_kueue_config
 from kueue_preempt.io.errors import ManifestError
 from kueue_preempt.io.read import parse_documents, read_bytes
+from kueue_preempt.model.releases import KueueRelease
 from kueue_preempt.sim.throughput import ApiLimits
 from kueue_preempt._util.checks import path_arg
 
@@ -71,9 +72,9 @@ def _limits(cc: ClientConnection, where: str) -> ApiLimits:
         raise ManifestError(where, "Configuration", "", "clientConnection", str(exc)) from None
 
 
-def load_scenario_settings(path: str | os.PathLike[str]) -> ScenarioSettings:
-    """:func:`scenario_settings` of a Configuration file."""
-    return scenario_settings(load_kueue_config(path))
+def load_scenario_settings(path: str | os.PathLike[str], release: str | KueueRelease | None = None) -> ScenarioSettings:
+    """:func:`scenario_settings` of a Configuration file, read as ``release`` reads it."""
+    return scenario_settings(load_kueue_config(path, release=release))
 
 
 def configured_api_limits(path: str | os.PathLike[str]) -> ApiLimits | None:

@@ -40,6 +40,7 @@ import attrs
 
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.model.quantity import format_amount
 from kueue_preempt.sim.arrivals.model import SIM_START
 from kueue_preempt.kperf.scenario import BuiltScenario
 from kueue_preempt.sim.output.timeline import Admitted, Arrived, Event, Finished, Livelock, Preempted, Released
@@ -324,7 +325,8 @@ _DEFINITIONS = {
 
 
 def _cpu(millis: float) -> str:
-    return f"{millis / 1000:g}"
+    # A Kubernetes quantity, as the ClusterQueue wrote it: "6", "1500m" (never 1.5e+03).
+    return format_amount(round(millis), "cpu")
 
 
 def _table(rows: list[list[str]]) -> str:

@@ -9,6 +9,7 @@ import attrs
 
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.model.releases import KueueRelease, kueue_release
 
 __all__ = [
     "FairSharingStrategy",
@@ -157,6 +158,19 @@ class FeatureGates:
     concurrent_admission: bool = _gate(False)
     """``ConcurrentAdmission`` (Alpha): the allowed-flavors annotation (FG-2)."""
 
+    @classmethod
+    def for_release(cls, release: str | KueueRelease | None) -> FeatureGates:
+        """Kueue's defaults in ``release`` (``"0.18"``, ``"0.19.1"``, a :class:`KueueRelease`;
+        ``None``: the reference commit, the same as ``FeatureGates()``). A gate the release does
+        not have is off: its feature is not there (model/releases.py holds the table)."""
+        chosen = kueue_release(release)
+        changes: dict[str, bool] = {}
+        for kueue, field in _GATE_NAMES:
+            value = chosen.default(kueue)
+            if value is not None:
+                changes[field] = value
+        return attrs.evolve(cls(), **changes)
+
     @staticmethod
     def kueue_names() -> dict[str, str]:
         """Kueue's gate name -> attribute name, e.g. ``"PriorityBoost" -> "priority_boost"``."""
@@ -214,12 +228,13 @@ def _camel(field: str) -> str:
 _GATE_NAMES: tuple[tuple[str, str], ...] = tuple((_camel(a.name), a.name) for a in attrs.fields(FeatureGates))
 
 
-def _gates(value: FeatureGates | Mapping[str, bool] | None) -> FeatureGates:
-    if value is None:
-        return FeatureGates()
+def _gates(value: FeatureGates | Mapping[str, bool] | None, release: KueueRelease) -> FeatureGates:
     if isinstance(value, FeatureGates):
         return value
-    return FeatureGates.from_mapping(value)
+    base = FeatureGates.for_release(release)
+    if value is None:
+        return base
+    return FeatureGates.from_mapping(value, base=base)
 
 
 def _switch(name: str, value: object) -> bool:
@@ -251,11 +266,19 @@ def _np_mode(value: NonPreemptibleMode | str) -> NonPreemptibleMode:
 _UNSET: Any = object()
 
 
+def _release(value: str | KueueRelease | None) -> KueueRelease:
+    try:
+        return kueue_release(value)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"PreemptionConfig.kueue_release: {exc}") from None
+
+
 @attrs.frozen(init=False)
 class PreemptionConfig:
     """Everything that changes a preemption decision besides the cluster state (DM-10).
 
-    ``PreemptionConfig()`` is Kueue's own default configuration at the reference commit: every
+    ``PreemptionConfig()`` is Kueue's own default configuration at the reference commit
+    (``kueue_release``: another release's gate defaults, e.g. ``"0.19"``; explicit gates win): every
     gate at Kueue's default (FG-1, FG-2 — ``PriorityBoost`` **off**), no ``fairSharing``
     or ``admissionFairSharing`` block, and ``waitForPodsReady.requeuingStrategy.timestamp =
     Eviction`` (DM-10). The library-only features (cost, non-preemptible) are off.
@@ -281,6 +304,9 @@ class PreemptionConfig:
     """NP-6 accounting (default) or NP-8 strict."""
     feature_gates: FeatureGates
     """Every Kueue gate with Kueue's default unless changed (FG-5)."""
+    kueue_release: KueueRelease
+    """The Kueue release whose gate defaults ``feature_gates`` starts from (a
+    :class:`FeatureGates` passed in is taken whole)."""
 
     def __init__(
         self,
@@ -294,12 +320,14 @@ class PreemptionConfig:
         non_preemptible_enabled: bool = False,
         non_preemptible_mode: NonPreemptibleMode | str = NonPreemptibleMode.ACCOUNTING,
         feature_gates: FeatureGates | Mapping[str, bool] | None = None,
+        kueue_release: str | KueueRelease | None = None,
     ) -> None:
         if fair_sharing is not None and not isinstance(fair_sharing, FairSharingConfig):
             raise ConfigurationError(
                 f"PreemptionConfig.fair_sharing: expected FairSharingConfig or None, got {type(fair_sharing).__name__}"
             )
-        gates = _gates(feature_gates)
+        release = _release(kueue_release)
+        gates = _gates(feature_gates, release)
         explicit = {
             name: _switch(name, value)
             for name, value in (
@@ -319,6 +347,7 @@ class PreemptionConfig:
             _switch("non_preemptible_enabled", non_preemptible_enabled),
             _np_mode(non_preemptible_mode),
             gates,
+            release,
         )
 
     @property

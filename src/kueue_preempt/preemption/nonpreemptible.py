@@ -19,7 +19,7 @@ import attrs
 from kueue_preempt._util.checks import arg, arg_mapping
 from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.model import FlavorResource, Workload
-from kueue_preempt.model.quantity import amount_add, amount_sub
+from kueue_preempt.model.quantity import amount_add, amount_sub, format_amount
 from kueue_preempt.snapshot.quota import Snapshot
 
 __all__ = ["NonPreemptibleViolation", "NonPreemptibleQuotaCheck", "is_non_preemptible", "check_non_preemptible_quota"]
@@ -48,9 +48,10 @@ class NonPreemptibleViolation:
         return amount_sub(amount_add(self.non_preemptible_usage, self.requested), self.nominal)
 
     def __str__(self) -> str:
+        r = self.flavor_resource.resource
         return (
-            f"{self.flavor_resource}: non-preemptible usage {self.non_preemptible_usage} + request "
-            f"{self.requested} exceeds nominal {self.nominal} by {self.excess}"
+            f"{self.flavor_resource}: non-preemptible usage {format_amount(self.non_preemptible_usage, r)} + request "
+            f"{format_amount(self.requested, r)} exceeds nominal {format_amount(self.nominal, r)} by {format_amount(self.excess, r)}"
         )
 
 

@@ -56,5 +56,5 @@ class ExtraUnavailable(KueuePreemptError, ImportError):
         self.package = package
         super().__init__(
             f"{feature} needs {package}, which is not installed; install it with "
-            f"`pip install 'kueue-preempt[{extra}]'`"
+            f"`python3 -m pip install 'kueue-preempt[{extra}]'` (from a checkout: `python3 -m pip install '.[{extra}]'`)"
         )

@@ -11,6 +11,7 @@ from typing import Mapping
 import attrs
 
 from kueue_preempt.cycle import ClusterState, CycleConfig
+from kueue_preempt.io import ClusterDump
 from kueue_preempt.sim.arrivals.model import ArrivalsFile
 from kueue_preempt.sim.cycle_scheduler import cluster_state_for
 from kueue_preempt.sim.engine import SimulationOptions
@@ -19,7 +20,7 @@ from kueue_preempt.sim.run import simulate
 from kueue_preempt.sweep.run import Metric
 from kueue_preempt.sweep.scenario import Scenario
 
-__all__ = ["DEFAULT_METRICS", "SimulationEvaluator", "summary_metrics"]
+__all__ = ["DEFAULT_METRICS", "SimulationEvaluator", "metric_names", "summary_metrics"]
 
 
 DEFAULT_METRICS = ("preemptions", "preemptionCycles", "livelocks", "neverAdmitted", "wait.p50", "wait.p90", "wait.p99")
@@ -29,7 +30,7 @@ DEFAULT_METRICS = ("preemptions", "preemptionCycles", "livelocks", "neverAdmitte
 def summary_metrics(summary: Summary) -> dict[str, Metric]:
     """Flat metrics of a summary: whole-cluster figures (:data:`DEFAULT_METRICS`; the waits
     are the worst ClusterQueue's), then ``NODE.wait.p50|p90|p99``, ``NODE.preemptions`` and
-    ``NODE.utilization.RESOURCE@FLAVOR`` per ClusterQueue and cohort."""
+    ``NODE.utilization.FLAVOR/RESOURCE`` per ClusterQueue and cohort."""
     cqs = [q for q in summary.queues if q.kind == "ClusterQueue"]
 
     def worst(values: list[float | None]) -> float | None:
@@ -51,8 +52,14 @@ def summary_metrics(summary: Summary) -> dict[str, Metric]:
         out[f"{q.name}.wait.p99"] = q.wait.p99
         out[f"{q.name}.preemptions"] = q.preemptions
         for fr, value in q.utilization.items():
-            out[f"{q.name}.utilization.{fr.resource}@{fr.flavor}"] = round(value, 6)
+            out[f"{q.name}.utilization.{fr}"] = round(value, 6)
     return out
+
+
+def metric_names(dump: ClusterDump) -> list[str]:
+    """Every metric :func:`summary_metrics` gives for a simulation of ``dump``: the whole-cluster
+    names first, then per ClusterQueue and cohort (utilization for each quota above 0)."""
+    return list(summary_metrics(summarize((), dump=dump)))
 
 
 class SimulationEvaluator:

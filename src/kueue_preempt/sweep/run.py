@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 import attrs
 
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
+from kueue_preempt.io.text import number_text
 from kueue_preempt.sweep.backends import Backend, LocalBackend
 from kueue_preempt.sweep.scenario import Scenario
 from kueue_preempt.sweep.vary import Combination, Vary, expand
@@ -87,7 +88,7 @@ def _cell(value: Metric) -> str:
     if value is None:
         return "-"
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return number_text(value)
     return str(value)
 
 

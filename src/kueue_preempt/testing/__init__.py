@@ -1,7 +1,7 @@
 """Property-testing helpers for schedulers built on (or compared with) kueue_preempt.
 
 The project's own property tests use exactly these. They need Hypothesis
-(``pip install 'kueue-preempt[testing]'``); importing :mod:`kueue_preempt` never imports them.
+(``pip install 'kueue-preempt[testing]'``, from a checkout ``pip install '.[testing]'``); importing :mod:`kueue_preempt` never imports them.
 Guide with one runnable example per decision kind: ``docs/testing-guide.md``.
 
 * :mod:`kueue_preempt.testing.strategies` — for every decision kind, a Hypothesis strategy

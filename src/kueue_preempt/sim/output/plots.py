@@ -95,7 +95,7 @@ def plot_utilization(
             if not points or points[0][0] > 0:
                 points.insert(0, (0.0, 0.0))  # nothing charged before the first change
             points.append((summary.span, points[-1][1]))
-            ax.step([x for x, _ in points], [y for _, y in points], where="post", label=f"{q.name} {fr.resource}@{fr.flavor}")
+            ax.step([x for x, _ in points], [y for _, y in points], where="post", label=f"{q.name} {fr}")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("usage / nominal quota")
     ax.set_title("Utilization per ClusterQueue")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from kueue_preempt.io.text import number_text
 from kueue_preempt.sim.output.metrics import QueueSummary, Summary
 from kueue_preempt.sim.output.timeline import event_json
 
@@ -65,7 +66,7 @@ def summary_json(summary: Summary, *, series: bool = False) -> dict[str, Any]:
 def _cell(value: float | None) -> str:
     if value is None:
         return "-"
-    return f"{value:g}"
+    return number_text(value, 6)
 
 
 def summary_table(summary: Summary) -> str:
@@ -73,7 +74,7 @@ def summary_table(summary: Summary) -> str:
     header = ("QUEUE", "KIND", "WORKLOADS", "ADMITTED", "WAIT P50", "P90", "P99", "NEVER", "PREEMPTIONS", "PER WL", "CYCLES", "UTILIZATION")
     rows = [header]
     for q in summary.queues:
-        util = ", ".join(f"{fr.resource}@{fr.flavor} {v:.0%}" for fr, v in q.utilization.items()) or "-"
+        util = ", ".join(f"{fr} {v:.0%}" for fr, v in q.utilization.items()) or "-"
         rows.append(
             (
                 q.name,
@@ -92,12 +93,12 @@ def summary_table(summary: Summary) -> str:
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    lines.append(f"span: {summary.span:g} s; preemption cycles: {len(summary.cycles)}")
+    lines.append(f"span: {number_text(summary.span, 6)} s; preemption cycles: {len(summary.cycles)}")
     for c in summary.cycles:
         lines.append(
-            f"  cycle: {c.first.preemptor} preempted {c.first.workload} at {c.first.t:g}, "
-            f"{c.second.preemptor} preempted {c.second.workload} at {c.second.t:g}"
+            f"  cycle: {c.first.preemptor} preempted {c.first.workload} at {number_text(c.first.t, 6)}, "
+            f"{c.second.preemptor} preempted {c.second.workload} at {number_text(c.second.t, 6)}"
         )
     for e in summary.livelocks:
-        lines.append(f"LIVELOCK at {e.t:g} s: {e.cycles} cycles without settling; workloads: {', '.join(e.workloads)}")
+        lines.append(f"LIVELOCK at {number_text(e.t, 6)} s: {e.cycles} cycles without settling; workloads: {', '.join(e.workloads)}")
     return "\n".join(lines) + "\n"
