@@ -220,3 +220,20 @@ def test_knob_invalid_boosts() -> None:
         found = None
     assert found is None
     assert _invalid(find(classic_scenarios(invalid_boosts=True), _invalid, settings=quick))
+
+
+@pytest.mark.parametrize("max_workloads", [1, 2])
+def test_small_scenarios_keep_workload_keys_unique(max_workloads: int) -> None:
+    """With every slot drawn and none using quota, the strategy replaces the last slot's
+    workload by one that uses quota; the replacement keeps keys unique (DM-7) whatever the
+    admission order the scenario sorted its workloads into."""
+
+    @settings(max_examples=300, deadline=None, database=None)
+    @given(classic_scenarios(max_workloads=max_workloads, unique_uids=True))
+    def run(s: ClassicScenario) -> None:
+        keys = [w.key for w in s.workloads]
+        assert len(keys) == len(set(keys))
+        assert len({w.uid for w in s.workloads}) == len(keys)
+        s.decide()
+
+    run()

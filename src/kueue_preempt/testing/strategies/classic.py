@@ -669,7 +669,10 @@ def _classic_scenarios(
         name, fr = capacity[draw(st.integers(0, len(capacity) - 1))]
         cap = empty.potential_available(empty.cluster_queue(name), fr)
         if len(generated) == max_workloads:
-            generated.pop()  # it uses no quota anyway
+            # Its slot (name and UID) is reused: it uses no quota anyway. ``generated`` may be
+            # sorted by queue, so the last slot is found by name, not position.
+            last = f"w{max_workloads - 1}"
+            generated.remove(next(w for w in generated if w.name == last))
         index = len(generated)
         w = _make_workload(
             _workload_choices(draw),
