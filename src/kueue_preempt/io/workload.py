@@ -18,7 +18,6 @@ from kueue_preempt.cycle.cluster import WorkloadStatus
 from kueue_preempt.model import Condition, EvictionStat, PodSetUsage, PriorityClassRef, Workload
 from kueue_preempt.model.flavors import NodeSelectorRequirement
 from kueue_preempt.model.pod_requests import pod_request_totals
-from kueue_preempt.model.priority import BOOST_ANNOTATION, parse_boost
 from kueue_preempt.model.quantity import amount_add, request_amount
 from kueue_preempt.io._fields import Field, ParseContext, open_object
 from kueue_preempt.io.kueue_settings import MAX_POD_SETS, toleration
@@ -44,11 +43,9 @@ def parse_workload(raw: RawObject, version: str, load: ParseContext | None = Non
     md = meta.metadata
     labels = md.get("labels").string_map()
     annotations = md.get("annotations").string_map()
-    if BOOST_ANNOTATION in annotations:
-        value = annotations[BOOST_ANNOTATION]
-        if value == "" or parse_boost(value) is None:
-            why = "empty; use 0 explicitly" if value == "" else "not an integer in the int32 range"
-            md.get("annotations").get(BOOST_ANNOTATION).fail(f"invalid priority boost {value[:40]!r}: {why} (EP-7)")
+    # The boost annotation is not validated here: with PriorityBoost off Kueue's webhook checks
+    # nothing, and with it on the scheduler counts an invalid value as 0 (EP-5, EP-7); only
+    # ``check`` reports it (``model.priority.validate_boost``).
     if GATED_BY_ANNOTATION in annotations:
         _admission_gated_by(md.get("annotations").get(GATED_BY_ANNOTATION), annotations[GATED_BY_ANNOTATION])
     spec = meta.root.get("spec")
