@@ -18,7 +18,7 @@ from kueue_preempt._util.frozen import FrozenMap, frozen_map
 from kueue_preempt.model import Workload
 from kueue_preempt.model.flavors import PodSetSpec
 from kueue_preempt.model.pod_requests import ContainerResources, effective_pod_requests
-from kueue_preempt.cycle.cluster import ClusterState, LimitRange, PodTemplateResources
+from kueue_preempt.cycle.cluster import ClusterState, LimitRange, PodTemplateResources, WorkloadStatus
 
 __all__ = [
     "LimitRangeSummary",
@@ -105,16 +105,20 @@ def limit_range_violation(
     return _join("resources didn't satisfy LimitRange constraints: ", items)
 
 
+def _amounts(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    return frozen_map(value)
+
+
 @attrs.frozen
 class LimitRangeSummary:
     """A namespace's LimitRange summary for one item type (SC-NOM-3): per resource the smallest
     ``max``, the largest ``min``, the first ``default`` and ``defaultRequest`` met (LimitRanges
     in name order)."""
 
-    max: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=frozen_map)
-    min: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=frozen_map)
-    default: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=frozen_map)
-    default_request: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=frozen_map)
+    max: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
+    min: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
+    default: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
+    default_request: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_amounts)
 
 
 def limit_range_summary(ranges: Sequence[LimitRange], type_: str) -> LimitRangeSummary | None:
@@ -236,11 +240,13 @@ def template_limit_range_violation(
     return _join("resources didn't satisfy LimitRange constraints: ", items)
 
 
-def resources_violation(state: ClusterState, w: Workload) -> str | None:
+def resources_violation(state: ClusterState, w: Workload, status: WorkloadStatus | None = None) -> str | None:
     """SC-NOM-1 steps 3c and 3d for a pending workload of ``state``: the ``Misconfigured``
     message, or ``None``. Every container when the workload's status carries its templates,
-    else the one-container model (``WorkloadStatus.limits``)."""
-    status = state.status(w.key)
+    else the one-container model (``WorkloadStatus.limits``). ``status`` replaces the one
+    ``state`` holds for ``w`` (a workload that is not in ``state``)."""
+    if status is None:
+        status = state.status(w.key)
     ranges = [r for r in state.limit_ranges if r.namespace == w.namespace]
     if status.templates:
         msg = template_limits_violation(status.templates)
