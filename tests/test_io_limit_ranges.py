@@ -237,3 +237,20 @@ def test_invalid_boost_is_not_validated_on_load(tmp_path: Path) -> None:
     gated = run_cli("check", path, "-o", "json", "--feature-gates", "PriorityBoost=true")
     assert gated.returncode == 0, gated.stderr
     assert any("priority-boost" in w and "(EP-7)" in w for w in json.loads(gated.stdout)["warnings"])
+
+
+def test_simulator_arrivals_get_the_limit_ranges(tmp_path: Path) -> None:
+    base = _write(tmp_path, _items())
+    big = _workload("huge", {"requests": {"cpu": "3"}, "limits": {"cpu": "3"}})
+    rows = [{"at": 1, "duration": 10, "workload": big}, {"at": 2, "duration": 10, "workload": BARE}]
+    arrivals = tmp_path / "arrivals.jsonl"
+    arrivals.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    timeline = tmp_path / "timeline.jsonl"
+    r = run_cli("simulate", base, "--arrivals", str(arrivals), "--timeline", str(timeline), "-o", "json")
+    assert r.returncode == 0, r.stderr
+    events = [json.loads(line) for line in timeline.read_text().splitlines()]
+    rejected = [e for e in events if e["workload"] == "ns/huge" and e["event"] == "inadmissible"]
+    assert rejected and (rejected[0]["reason"], rejected[0]["message"]) == ("Misconfigured", ABOVE_MAX)
+    assert not [e for e in events if e["workload"] == "ns/huge" and e["event"] == "admitted"]
+    admitted = [e for e in events if e["workload"] == "ns/bare" and e["event"] == "admitted"]
+    assert admitted[0]["usage"] == {"default/cpu": 500, "default/memory": 1073741824}  # the defaults (FAS-1)
