@@ -435,7 +435,10 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
         collected[collection].append(obj)
     priority_classes: list[PriorityClass] = collected["priority_classes"]
     workloads = resolve_priorities(collected["workloads"], collected["workload_priority_classes"], priority_classes)
-    workloads = [apply_limit_ranges(lw, limit_ranges) for lw in workloads]
+    by_namespace: dict[str, list[LimitRange]] = {}
+    for r in limit_ranges:
+        by_namespace.setdefault(r.namespace, []).append(r)
+    workloads = [apply_limit_ranges(lw, by_namespace.get(lw.workload.namespace, ())) for lw in workloads]
     values = {c.name: c.value for c in priority_classes}
     # Kubernetes' priority admission: with several globalDefault classes the lowest value wins.
     default = min((c.value for c in priority_classes if c.global_default), default=None)
@@ -517,9 +520,11 @@ def apply_limit_ranges(lw: LoadedWorkload, ranges: Iterable[LimitRange]) -> Load
     if lw.workload.cluster_queue or any(ps.template is None for ps in lw.pod_sets):
         return lw
     own = [r for r in ranges if r.namespace == lw.workload.namespace]
-    templates = [adjust_template(ps.template, own) for ps in lw.pod_sets if ps.template is not None]
-    if not own and not any(_over_limit(t) for t in templates):
+    # Without a LimitRange the adjustment only copies limits into missing requests, which
+    # cannot exceed them: the written requests decide whether 3c can fail.
+    if not own and not any(ps.template is not None and _over_limit(ps.template) for ps in lw.pod_sets):
         return lw
+    templates = [adjust_template(ps.template, own) for ps in lw.pod_sets if ps.template is not None]
     pod_sets = [
         ps if t == ps.template else attrs.evolve(ps, requests=template_requests(t))
         for ps, t in zip(lw.pod_sets, templates)
