@@ -584,7 +584,7 @@ class CycleBookkeeping:
         if not selected:
             e.requeue_reason = RequeueReason.NAMESPACE_MISMATCH
             return self._reject(e, "Misconfigured", "workload namespace doesn't match ClusterQueue selector")
-        msg = resources_violation(self.c.state, w)
+        msg = resources_violation(self.c.state, w, self.c.status(w.key))
         if msg is not None:
             return self._reject(e, "Misconfigured", msg)
         return True
