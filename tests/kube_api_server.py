@@ -30,6 +30,7 @@ RESOURCES: dict[str, tuple[str, str, str, bool]] = {
     "Workload": ("kueue.x-k8s.io", "v1beta2", "workloads", True),
     "PriorityClass": ("scheduling.k8s.io", "v1", "priorityclasses", False),
     "Namespace": ("", "v1", "namespaces", False),
+    "LimitRange": ("", "v1", "limitranges", True),
     "Node": ("", "v1", "nodes", False),
     "Pod": ("", "v1", "pods", True),
     "PodDisruptionBudget": ("policy", "v1", "poddisruptionbudgets", True),

@@ -13,7 +13,8 @@ from kueue_preempt.io import (
 )
 from kueue_preempt.cli.cluster_input import dump_of
 from kueue_preempt.io.text import quantity_text
-from kueue_preempt.model.priority import priority_info
+from kueue_preempt.errors import InvalidBoost
+from kueue_preempt.model.priority import priority_info, validate_boost
 from kueue_preempt.snapshot.quota import QuotaNode, Snapshot
 from kueue_preempt.cli.common import EXIT_OK, kueue_config_of, table, text
 
@@ -31,6 +32,11 @@ def run_check(args: argparse.Namespace) -> tuple[int, str]:
     pending = []
     warnings = [f"{kueue.source}: {w}" for w in kueue.warnings] + dump.warnings()
     warnings += release_notes([w.workload for w in dump.workloads], kueue.release)
+    for lw in dump.workloads:
+        try:
+            validate_boost(lw.workload, gates)  # EP-7: only with the PriorityBoost gate on
+        except InvalidBoost as exc:
+            warnings.append(f"{exc} (EP-7); the scheduler counts it as 0 (EP-5)")
     for lw in dump.pending():
         try:
             cq: str | None = dump.cluster_queue_for(lw)

@@ -43,7 +43,8 @@ from kueue_preempt.io import (
     read_bytes,
 )
 from kueue_preempt.io.text import time_text
-from kueue_preempt.io.dump import dump_from_objects, resolve_priorities
+from kueue_preempt.io.dump import apply_limit_ranges, dump_from_objects, resolve_priorities
+from kueue_preempt.cycle.validation import resources_violation
 from kueue_preempt.io.jobs import is_job, read_job
 from kueue_preempt.cli.cycle import cohort_note
 from kueue_preempt.cycle import CycleConfig
@@ -65,7 +66,7 @@ class ExplainAssignment:
     """The assignment ``explain`` used, what it asks ``get_targets`` for, and the outcome.
 
     ``source`` is ``"kueue"`` (Kueue's assigner) or ``"file"`` (``--assignment``). ``outcome``
-    is ``fits``, ``no-fit``, ``targets`` or ``no-targets``.
+    is ``fits``, ``no-fit``, ``targets``, ``no-targets`` or ``inadmissible`` (SC-NOM-3).
     """
 
     source: str
@@ -252,6 +253,10 @@ def run_explain(args: argparse.Namespace) -> tuple[int, str]:
     now = args.now if args.now is not None else datetime.now(timezone.utc)
     cluster, dump = cluster_state_of(args)
     lw, origin = _incoming(args.incoming, dump) if args.incoming else (dump.pending_workload(args.workload), "")
+    if args.incoming:
+        lw = apply_limit_ranges(lw, dump.limit_ranges)  # SC-NOM-3, as for the dump's own workloads
+    # SC-NOM-1 3c/3d: a workload Kueue finds misconfigured is never nominated.
+    inadmissible = resources_violation(cluster, lw.workload, lw.status)
     note_ignored_boosts([w.workload for w in dump.workloads] + ([lw.workload] if args.incoming else []), config.feature_gates)
     note_release([w.workload for w in dump.workloads] + ([lw.workload] if args.incoming else []), config.kueue_release)
     via = ""
@@ -271,7 +276,9 @@ def run_explain(args: argparse.Namespace) -> tuple[int, str]:
     else:
         e = explain(lw.workload, cq, snapshot, flavors=dump.flavors(), config=config, now=now)
         fa, trace = kueue_assignment(e), e.trace
-    report = _ExplainReport(lw, cq, via, snapshot, config, now, fa, trace)
+    if inadmissible is not None:
+        fa = attrs.evolve(fa, outcome="inadmissible", targets=())
+    report = _ExplainReport(lw, cq, via, snapshot, config, now, fa, trace, inadmissible)
     text = report.json() if args.output == "json" else report.table(show_trace=not args.no_trace)
     if origin:
         text = _with_origin(text, origin, args.output == "json")
@@ -315,7 +322,9 @@ class _ExplainReport:
         now: datetime,
         fa: ExplainAssignment,
         trace: Sequence[TraceEvent],
+        inadmissible: str | None = None,
     ) -> None:
+        self.inadmissible = inadmissible
         self.lw = lw
         self.cq = cq
         self.via = via
@@ -336,6 +345,12 @@ class _ExplainReport:
         return "fair sharing (" + ", ".join(s.value for s in self.config.fair_sharing.preemption_strategies) + ")"
 
     def _outcome_text(self) -> str:
+        if self.inadmissible is not None:
+            return (
+                "Inadmissible: Kueue rejects the workload before flavor assignment (SC-NOM-1, SC-NOM-3; "
+                "the assignment above is for information only), "
+                f"reason Misconfigured: {self.inadmissible}"
+            )
         if self.outcome == "targets":
             return f"{len(self.targets)} target(s): evicting them makes room for the workload."
         if self.outcome == "fits":
@@ -401,6 +416,8 @@ class _ExplainReport:
             "targets": [self._target_json(t) for t in self.targets],
             "trace": [e.as_dict() for e in self.trace],
         }
+        if self.inadmissible is not None:
+            doc["inadmissible"] = {"reason": "Misconfigured", "message": self.inadmissible}
         return json.dumps(doc, indent=2) + "\n"
 
     def _target_json(self, t: Target) -> dict[str, Any]:

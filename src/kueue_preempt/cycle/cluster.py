@@ -20,6 +20,7 @@ from kueue_preempt.model.time import to_optional_time
 from kueue_preempt.errors import InvalidModel
 from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.model.flavors import ResourceFlavor, groups_of_quota_keys
+from kueue_preempt.model.pod_requests import ContainerResources
 from kueue_preempt.model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
 from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.model.queues import ClusterQueueSettings, LocalQueue, QueueingStrategy, StopPolicy
@@ -31,6 +32,7 @@ __all__ = [
     "LocalQueue",
     "ClusterQueueSettings",
     "LimitRange",
+    "PodTemplateResources",
     "AdmissionCheckState",
     "WorkloadStatus",
     "ClusterState",
@@ -74,6 +76,12 @@ def _default_request(value: Mapping[str, int]) -> FrozenMap[str, int]:
     return _amounts_of("default_request", value)
 
 
+def _overhead(value: Mapping[str, int]) -> FrozenMap[str, int]:
+    if not isinstance(value, Mapping):
+        raise InvalidModel("PodTemplateResources", "overhead", f"expected a mapping of str to int, got {type(value).__name__}")
+    return frozen_map(value)
+
+
 @attrs.frozen
 class LimitRange:
     """One LimitRange item (type ``Container`` or ``Pod``) with request-side amounts (SC-NOM-3)."""
@@ -89,6 +97,30 @@ class LimitRange:
     def __attrs_post_init__(self) -> None:
         if self.type not in ("Container", "Pod"):
             raise InvalidModel(f"LimitRange {self.namespace}/{self.name}", "type", f"unknown type {self.type!r}")
+
+
+def _containers(value: Iterable[ContainerResources]) -> tuple[ContainerResources, ...]:
+    out = tuple(value)
+    for c in out:
+        if not isinstance(c, ContainerResources):
+            raise InvalidModel("PodTemplateResources", "containers", f"expected ContainerResources, got {type(c).__name__}")
+    return out
+
+
+@attrs.frozen
+class PodTemplateResources:
+    """One pod set's template as SC-NOM-3 checks it: every init container and container
+    (requests and limits as request-side amounts, in spec order), the pod-level ``resources``
+    block (``None`` when the template has none) and ``overhead``.
+
+    A reader gives the adjusted copy Kueue's queue keeps (LimitRange defaults applied, a
+    missing request taking the limit).
+    """
+
+    containers: tuple[ContainerResources, ...] = attrs.field(default=(), converter=_containers)
+    init_containers: tuple[ContainerResources, ...] = attrs.field(default=(), converter=_containers)
+    pod: ContainerResources | None = None
+    overhead: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_overhead)
 
 
 @attrs.frozen
@@ -111,6 +143,14 @@ def _requests(value: Iterable[tuple[str, Mapping[str, int]]]) -> tuple[tuple[str
     return tuple((name, frozen_map(res)) for name, res in value)
 
 
+def _templates(value: Iterable[PodTemplateResources]) -> tuple[PodTemplateResources, ...]:
+    out = tuple(value)
+    for t in out:
+        if not isinstance(t, PodTemplateResources):
+            raise InvalidModel("WorkloadStatus", "templates", f"expected PodTemplateResources, got {type(t).__name__}")
+    return out
+
+
 @attrs.frozen
 class WorkloadStatus:
     """Per-workload fields a cycle reads and writes that the preemption model does not carry.
@@ -129,6 +169,9 @@ class WorkloadStatus:
 
     The model has one container per pod set; SC-NOM-3 checks its requests against these.
     """
+    templates: tuple[PodTemplateResources, ...] = attrs.field(default=(), converter=_templates)
+    """Per pod set (spec order), its containers (:class:`PodTemplateResources`); when given,
+    SC-NOM-3 checks every container of them instead of ``limits``."""
 
 
 def _cqs(value: Iterable[ClusterQueue]) -> tuple[ClusterQueue, ...]:

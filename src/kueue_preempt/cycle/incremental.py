@@ -196,12 +196,17 @@ class CycleState:
 
     # ------------------------------------------------------------------ transitions
 
-    def arrive(self, workload: Workload) -> str | None:
+    def arrive(self, workload: Workload, status: WorkloadStatus | None = None) -> str | None:
         """A new pending workload (SC-RQ-1): queued in its ClusterQueue's active set, or parked
-        with a failed head of the same shape (SC-RQ-8). Returns the ClusterQueue, if any."""
+        with a failed head of the same shape (SC-RQ-8). Returns the ClusterQueue, if any.
+        ``status``: its :class:`WorkloadStatus` (e.g. the pod templates SC-NOM-3 checks)."""
         if workload.key in self.workloads:
             raise InvalidModel(f"Workload {workload.key}", "name", "duplicate workload key")
+        if status is not None and not isinstance(status, WorkloadStatus):
+            raise InvalidModel(f"Workload {workload.key}", "status", f"expected WorkloadStatus, got {type(status).__name__}")
         self.workloads[workload.key] = workload
+        if status is not None and status != _NO_STATUS:
+            self.statuses[workload.key] = status
         self._note_held(workload)
         self._sync(None, workload)
         cq = queue_in(self.c, workload)
@@ -502,3 +507,6 @@ class CycleState:
 
     def shape(self, workload: Workload) -> Hashable:
         return shape_hash(workload, self.config)
+
+
+_NO_STATUS = WorkloadStatus()

@@ -62,7 +62,7 @@ from kueue_preempt.cycle.status import (
     wait_seconds,
 )
 from kueue_preempt.cycle.tournament import fair_pop
-from kueue_preempt.cycle.validation import limit_range_violation, limits_violation
+from kueue_preempt.cycle.validation import resources_violation
 
 __all__ = [
     "HeadResult",
@@ -584,11 +584,7 @@ class CycleBookkeeping:
         if not selected:
             e.requeue_reason = RequeueReason.NAMESPACE_MISMATCH
             return self._reject(e, "Misconfigured", "workload namespace doesn't match ClusterQueue selector")
-        limits = self.c.status(w.key).limits
-        msg = limits_violation(w.spec_pod_sets, limits)
-        if msg is None:
-            ranges = [r for r in self.c.state.limit_ranges if r.namespace == w.namespace]
-            msg = limit_range_violation(w.spec_pod_sets, limits, ranges) if ranges else None
+        msg = resources_violation(self.c.state, w, self.c.status(w.key))
         if msg is not None:
             return self._reject(e, "Misconfigured", msg)
         return True

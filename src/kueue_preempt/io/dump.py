@@ -15,7 +15,9 @@ from typing import Any, Callable, Iterable, Mapping, TypeVar
 import attrs
 
 from kueue_preempt._util.frozen import FrozenMap, frozen_map
-from kueue_preempt.cycle.cluster import ClusterState, Namespace, WorkloadStatus
+from kueue_preempt.cycle.cluster import ClusterState, LimitRange, Namespace, PodTemplateResources, WorkloadStatus
+from kueue_preempt.cycle.validation import adjust_template, template_requests
+from kueue_preempt.model.quantity import request_amount
 from kueue_preempt.errors import DuplicateName
 from kueue_preempt.model import ClusterQueue, Cohort, Workload, WorkloadPriorityClass
 from kueue_preempt.podgroup import (
@@ -28,7 +30,7 @@ from kueue_preempt.podgroup import (
     PodGroupPreemptor,
 )
 from kueue_preempt.snapshot.quota import Snapshot, check_cohort_depth
-from kueue_preempt.io._fields import ParseContext, open_object
+from kueue_preempt.io._fields import Field, ParseContext, open_object
 from kueue_preempt.io.errors import ManifestError, ManifestTooLarge, NotPending, ObjectNotFound, WorkloadNotFound
 from kueue_preempt.io.kube import (
     POD_GROUP_VERSIONS,
@@ -54,7 +56,7 @@ from kueue_preempt.io.objects import ClusterQueueSettings, LoadedWorkload, Local
 from kueue_preempt.io.read import DEFAULT_LIMITS, Limits, RawObject, parse_documents, read_bytes
 from kueue_preempt._util.checks import path_arg
 
-__all__ = ["ClusterDump", "load_dump", "parse_dump", "dump_from_objects", "resolve_priorities", "SUPPORTED_KINDS"]
+__all__ = ["ClusterDump", "apply_limit_ranges", "load_dump", "parse_dump", "dump_from_objects", "resolve_priorities", "SUPPORTED_KINDS"]
 
 
 def _tuple(value: Iterable[Any]) -> tuple[Any, ...]:
@@ -121,6 +123,10 @@ class ClusterDump:
     """The ``v1`` Namespace objects, for their labels (``namespaceSelector``, SC-NOM-1). The
     loader reads nothing else of them and still counts them in ``skipped``; none means every
     namespace a workload names exists, unlabeled."""
+    limit_ranges: tuple[LimitRange, ...] = attrs.field(default=(), converter=_tuple)
+    """The ``Container`` and ``Pod`` items of the ``v1`` LimitRange objects (SC-NOM-3), one
+    :class:`~kueue_preempt.cycle.LimitRange` per item; pending workloads of their namespaces
+    already carry the adjusted templates (:func:`apply_limit_ranges`)."""
     _state: list[ClusterState] = attrs.field(init=False, factory=list, eq=False, repr=False)
     _workload_index: dict[str, LoadedWorkload] = attrs.field(init=False, eq=False, repr=False)
     _local_queue_index: dict[str, LocalQueue] = attrs.field(init=False, eq=False, repr=False)
@@ -173,6 +179,7 @@ class ClusterDump:
             "PodGroup": len(self.pod_groups),
             "CompositePodGroup": len(self.composite_pod_groups),
             "PodDisruptionBudget": len(self.pod_disruption_budgets),
+            "LimitRange": len({(r.namespace, r.name) for r in self.limit_ranges}),
         }
         return {kind: n for kind, n in counts.items() if n}
 
@@ -387,6 +394,7 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
     skipped: Counter[str] = Counter()
     sources: dict[str, None] = {}
     namespaces: list[Namespace] = []
+    limit_ranges: list[LimitRange] = []
     load = ParseContext()  # what the objects of this load share (parsed quantities)
     for raw in objects:
         sources.setdefault(raw.source, None)
@@ -397,6 +405,9 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
             if kind == "Namespace" and api_version == "v1":
                 meta = open_object(raw.source, raw.index, raw.data, "Namespace", namespaced=False)
                 namespaces.append(Namespace(meta.name, meta.metadata.get("labels").string_map()))
+            elif kind == "LimitRange" and api_version == "v1":
+                limit_ranges += _limit_range(raw, load)
+                continue
             skipped[f"{kind} ({api_version})"] += 1
             continue
         versions, parse, collection = entry
@@ -425,6 +436,10 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
         collected[collection].append(obj)
     priority_classes: list[PriorityClass] = collected["priority_classes"]
     workloads = resolve_priorities(collected["workloads"], collected["workload_priority_classes"], priority_classes)
+    by_namespace: dict[str, list[LimitRange]] = {}
+    for r in limit_ranges:
+        by_namespace.setdefault(r.namespace, []).append(r)
+    workloads = [apply_limit_ranges(lw, by_namespace.get(lw.workload.namespace, ())) for lw in workloads]
     values = {c.name: c.value for c in priority_classes}
     # Kubernetes' priority admission: with several globalDefault classes the lowest value wins.
     default = min((c.value for c in priority_classes if c.global_default), default=None)
@@ -459,7 +474,71 @@ def dump_from_objects(objects: Iterable[RawObject]) -> ClusterDump:
         cluster_queue_settings=collected["cluster_queue_settings"],
         resource_flavor_specs=collected["resource_flavor_specs"],
         namespaces=namespaces,
+        limit_ranges=limit_ranges,
     )
+
+
+_LIMIT_TYPES = ("Container", "Pod", "PersistentVolumeClaim")
+
+
+def _limit_range(raw: RawObject, load: ParseContext) -> list[LimitRange]:
+    """The ``Container`` and ``Pod`` items of a ``v1`` LimitRange (SC-NOM-3; ``maxLimitRequestRatio``
+    and ``PersistentVolumeClaim`` items are not read), amounts request-side (Q-1)."""
+    meta = open_object(raw.source, raw.index, raw.data, "LimitRange", namespaced=True, load=load)
+
+    def amounts(field: Field) -> dict[str, int]:
+        return {r: request_amount(v, r) for r, v in field.quantity_map().items()}
+
+    out = []
+    for item in meta.root.get("spec").get("limits").list():
+        type_ = item.get("type").choice(_LIMIT_TYPES, "")
+        if not type_:
+            item.get("type").fail("required field is missing")
+        if type_ == "PersistentVolumeClaim":
+            continue
+        out.append(
+            LimitRange(
+                namespace=meta.namespace,
+                name=meta.name,
+                type=type_,
+                max=amounts(item.get("max")),
+                min=amounts(item.get("min")),
+                default=amounts(item.get("default")),
+                default_request=amounts(item.get("defaultRequest")),
+            )
+        )
+    return out
+
+
+def apply_limit_ranges(lw: LoadedWorkload, ranges: Iterable[LimitRange]) -> LoadedWorkload:
+    """A pending workload as Kueue's queue holds it (SC-NOM-3): the pod templates adjusted by
+    its namespace's LimitRange defaults, the per-pod requests (FAS-1) recomputed from them when
+    a default changed them, and the adjusted templates in its status for the checks 3c and 3d.
+
+    A workload holding quota, or whose namespace has no LimitRange and whose containers all
+    request no more than their limits, is returned unchanged (the checks could not fail).
+    """
+    if lw.workload.cluster_queue or any(ps.template is None for ps in lw.pod_sets):
+        return lw
+    own = [r for r in ranges if r.namespace == lw.workload.namespace]
+    # Without a LimitRange the adjustment only copies limits into missing requests, which
+    # cannot exceed them: the written requests decide whether 3c can fail.
+    if not own and not any(ps.template is not None and _over_limit(ps.template) for ps in lw.pod_sets):
+        return lw
+    templates = [adjust_template(ps.template, own) for ps in lw.pod_sets if ps.template is not None]
+    pod_sets = [
+        ps if t == ps.template else attrs.evolve(ps, requests=template_requests(t))
+        for ps, t in zip(lw.pod_sets, templates)
+    ]
+    workload = lw.workload
+    if any(a.requests != b.requests for a, b in zip(pod_sets, lw.pod_sets)):
+        workload = attrs.evolve(workload, spec_pod_sets=[ps.spec() for ps in pod_sets])
+    return attrs.evolve(lw, workload=workload, pod_sets=pod_sets, status=attrs.evolve(lw.status, templates=templates))
+
+
+def _over_limit(t: PodTemplateResources) -> bool:
+    holders = t.containers + t.init_containers + (() if t.pod is None else (t.pod,))
+    return any(v > c.limits[r] for c in holders for r, v in c.requests.items() if r in c.limits)
 
 
 _DEFAULT_STATUS = WorkloadStatus()
@@ -485,6 +564,7 @@ def _cluster_state(dump: ClusterDump) -> ClusterState:
         workloads=[_cycle_workload(lw) for lw in dump.workloads],
         statuses={lw.key: lw.status for lw in dump.workloads if lw.status != _DEFAULT_STATUS},
         priority_classes=dump.workload_priority_classes,
+        limit_ranges=dump.limit_ranges,
     )
 
 

@@ -81,9 +81,11 @@ KUEUE_RESOURCES: tuple[ResourceType, ...] = (
     ResourceType("WorkloadPriorityClass", "workloadpriorityclasses.kueue.x-k8s.io", namespaced=False, optional=True),
     ResourceType("LocalQueue", "localqueues.kueue.x-k8s.io", namespaced=True),
     ResourceType("Workload", "workloads.kueue.x-k8s.io", namespaced=True),
-    # A Workload may name a Kubernetes PriorityClass; Namespace labels feed namespaceSelector.
+    # A Workload may name a Kubernetes PriorityClass; Namespace labels feed namespaceSelector;
+    # LimitRanges default and bound pending workloads' requests (SC-NOM-3).
     ResourceType("PriorityClass", "priorityclasses.scheduling.k8s.io", namespaced=False),
     ResourceType("Namespace", "namespaces", namespaced=False),
+    ResourceType("LimitRange", "limitranges", namespaced=True),
 )
 """What the Kueue commands (explain, check, cycle, simulate, sweep) read."""
 

@@ -19,7 +19,7 @@ from kueue_preempt.model.flavors import (
     Taint,
     Toleration,
 )
-from kueue_preempt.cycle.cluster import WorkloadStatus
+from kueue_preempt.cycle.cluster import PodTemplateResources, WorkloadStatus
 from kueue_preempt.model import PodSetUsage, Workload
 from kueue_preempt.model.queues import AdmissionCheckRule, ClusterQueueSettings, LocalQueue
 from kueue_preempt.model.quantity import amount_input
@@ -85,6 +85,8 @@ class PodSetRequests:
     """``template.spec.tolerations`` (FAS-5)."""
     pod_set_group_name: str | None = None
     """``topologyRequest.podSetGroupName`` (FAS-18)."""
+    template: PodTemplateResources | None = attrs.field(default=None, eq=False, repr=False)
+    """The template's containers as written, for LimitRange defaults and SC-NOM-3's checks."""
 
     @count.validator
     def _check_count(self, attribute: attrs.Attribute[int], value: int) -> None:

@@ -14,18 +14,24 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 
-from kueue_preempt.cycle.cluster import WorkloadStatus
+from kueue_preempt.cycle.cluster import PodTemplateResources, WorkloadStatus
 from kueue_preempt.model import Condition, EvictionStat, PodSetUsage, PriorityClassRef, Workload
 from kueue_preempt.model.flavors import NodeSelectorRequirement
-from kueue_preempt.model.pod_requests import pod_request_totals
-from kueue_preempt.model.priority import BOOST_ANNOTATION, parse_boost
+from kueue_preempt.model.pod_requests import ContainerResources, pod_request_totals
 from kueue_preempt.model.quantity import amount_add, request_amount
 from kueue_preempt.io._fields import Field, ParseContext, open_object
 from kueue_preempt.io.kueue_settings import MAX_POD_SETS, toleration
 from kueue_preempt.io.objects import LoadedWorkload, PodSetRequests
 from kueue_preempt.io.read import RawObject
 
-__all__ = ["ELASTIC_ANNOTATION", "GATED_BY_ANNOTATION", "parse_workload", "pod_requests", "template_pod_set"]
+__all__ = [
+    "ELASTIC_ANNOTATION",
+    "GATED_BY_ANNOTATION",
+    "parse_workload",
+    "pod_requests",
+    "template_pod_set",
+    "template_resources",
+]
 
 ELASTIC_ANNOTATION = "kueue.x-k8s.io/elastic-job"
 GATED_BY_ANNOTATION = "kueue.x-k8s.io/admission-gated-by"
@@ -44,11 +50,9 @@ def parse_workload(raw: RawObject, version: str, load: ParseContext | None = Non
     md = meta.metadata
     labels = md.get("labels").string_map()
     annotations = md.get("annotations").string_map()
-    if BOOST_ANNOTATION in annotations:
-        value = annotations[BOOST_ANNOTATION]
-        if value == "" or parse_boost(value) is None:
-            why = "empty; use 0 explicitly" if value == "" else "not an integer in the int32 range"
-            md.get("annotations").get(BOOST_ANNOTATION).fail(f"invalid priority boost {value[:40]!r}: {why} (EP-7)")
+    # The boost annotation is not validated here: with PriorityBoost off Kueue's webhook checks
+    # nothing, and with it on the scheduler counts an invalid value as 0 (EP-5, EP-7); only
+    # ``check`` reports it (``model.priority.validate_boost``).
     if GATED_BY_ANNOTATION in annotations:
         _admission_gated_by(md.get("annotations").get(GATED_BY_ANNOTATION), annotations[GATED_BY_ANNOTATION])
     spec = meta.root.get("spec")
@@ -295,6 +299,7 @@ def _spec_pod_sets(field: Field) -> list[PodSetRequests]:
                 node_affinity=_required_node_affinity(pod_spec.get("affinity")),
                 tolerations=[toleration(t) for t in pod_spec.get("tolerations").list()],
                 pod_set_group_name=group.optional_string(),
+                template=template_resources(pod_spec),
             )
         )
     return out
@@ -360,6 +365,28 @@ def pod_requests(pod_spec: Field, *, pod_level: bool = False) -> dict[str, int]:
         operator.add,
     )
     return {r: request_amount(v, r) for r, v in total.items()}
+
+
+def _resources(holder: Field, restartable: bool = False) -> ContainerResources:
+    resources = holder.get("resources")
+
+    def amounts(key: str) -> dict[str, int]:
+        return {r: request_amount(v, r) for r, v in resources.get(key).quantity_map().items()}
+
+    return ContainerResources(requests=amounts("requests"), limits=amounts("limits"), restartable=restartable)
+
+
+def template_resources(pod_spec: Field) -> PodTemplateResources:
+    """A pod spec's containers, init containers, pod-level ``resources`` and ``overhead`` as
+    request-side amounts (Q-1), as written: SC-NOM-3 adjusts and checks them."""
+    return PodTemplateResources(
+        containers=[_resources(c) for c in pod_spec.get("containers").list()],
+        init_containers=[
+            _resources(c, c.get("restartPolicy").string() == "Always") for c in pod_spec.get("initContainers").list()
+        ],
+        pod=_resources(pod_spec) if pod_spec.has("resources") else None,
+        overhead={r: request_amount(v, r) for r, v in pod_spec.get("overhead").quantity_map().items()},
+    )
 
 
 def _container_requests(c: Field) -> dict[str, Fraction]:
@@ -461,4 +488,5 @@ def template_pod_set(name: str, count: int, min_count: int | None, pod_spec: Fie
         node_selector=pod_spec.get("nodeSelector").string_map(),
         node_affinity=_required_node_affinity(pod_spec.get("affinity")),
         tolerations=[toleration(t) for t in pod_spec.get("tolerations").list()],
+        template=template_resources(pod_spec),
     )

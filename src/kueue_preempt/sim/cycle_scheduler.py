@@ -75,7 +75,8 @@ class CycleScheduler:
     # -- the Scheduler protocol
 
     def arrive(self, arrival: Arrival, now: float) -> None:
-        self.state.arrive(self._with_specs(arrival))
+        status = arrival.workload.status
+        self.state.arrive(self._with_specs(arrival), status if status.templates else None)
 
     def finish(self, workload: str, now: float) -> None:
         self.state.delete(workload)

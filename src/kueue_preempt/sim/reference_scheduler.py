@@ -83,6 +83,8 @@ class ReferenceCycleScheduler:
     def arrive(self, arrival: Arrival, now: float) -> None:
         w = self._with_specs(arrival)
         cluster = attrs.evolve(self.cluster, workloads=(*self.cluster.workloads, w))
+        if arrival.workload.status.templates:  # the pod templates SC-NOM-3 checks
+            cluster = attrs.evolve(cluster, statuses={**cluster.statuses, w.key: arrival.workload.status})
         cq = queue_of(cluster, w)
         queues = self.queues
         if cq is not None:

@@ -15,7 +15,8 @@ import attrs
 from kueue_preempt._util.checks import arg, time_arg
 
 from kueue_preempt.io import ClusterDump, LoadedWorkload, ManifestError, PodSetRequests
-from kueue_preempt.io.dump import resolve_priorities
+from kueue_preempt.cycle import PodTemplateResources, WorkloadStatus
+from kueue_preempt.io.dump import apply_limit_ranges, resolve_priorities
 from kueue_preempt.model import PriorityClassRef
 from kueue_preempt.sim.arrivals.model import SIM_START, Arrival, ArrivalRow, Arrivals, ArrivalsFile, PodSetOverride
 from kueue_preempt.errors import InputTooLarge
@@ -86,6 +87,7 @@ def _instantiate(
     """The row's workload as a fresh pending object (status dropped: it has not run yet), and
     the key of its template."""
     template: str | None = None
+    pod_templates: tuple[PodTemplateResources, ...] = ()
     # The status is dropped (it has not run yet): one ``evolve`` per row, with the template's
     # overrides folded in (a large file has hundreds of thousands of rows).
     fresh_fields: dict[str, Any] = dict(
@@ -105,14 +107,18 @@ def _instantiate(
             lw = row.job.resolve(dump)
         except ManifestError as exc:
             raise ArrivalError(source, row.line, "workload" + (f".{exc.path}" if exc.path else ""), exc.reason) from None
+        lw = apply_limit_ranges(lw, dump.limit_ranges)  # SC-NOM-3, as for the dump's workloads
         w = lw.workload
         pod_sets = lw.pod_sets
+        pod_templates = lw.status.templates
     elif row.workload is not None:
         lw = row.workload
         if not lw.is_pending:
             raise ArrivalError(source, row.line, "workload", f"an arriving workload must be pending, but it {lw.state}")
+        lw = apply_limit_ranges(lw, dump.limit_ranges)
         w = lw.workload
         pod_sets = lw.pod_sets
+        pod_templates = lw.status.templates
     else:
         lw = _template(templates, row, source)
         template = lw.key
@@ -133,8 +139,14 @@ def _instantiate(
             annotations={**w.annotations, **o.annotations} if o.annotations else w.annotations,
         )
         pod_sets = _apply_pod_sets(lw.pod_sets, o.pod_sets, source, row.line)
+        # The template's containers (SC-NOM-3) hold only while the row keeps its requests.
+        pod_templates = () if o.pod_sets else lw.status.templates
     fresh = attrs.evolve(w, **fresh_fields)
-    return LoadedWorkload(workload=fresh, pod_sets=pod_sets), template
+    status = WorkloadStatus(templates=pod_templates) if pod_templates else _FRESH
+    return LoadedWorkload(workload=fresh, pod_sets=pod_sets, status=status), template
+
+
+_FRESH = WorkloadStatus()
 
 
 def _priority_class(dump: ClusterDump, name: str, source: str, line: int) -> tuple[PriorityClassRef, int]:

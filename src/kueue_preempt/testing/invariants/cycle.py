@@ -417,6 +417,7 @@ def check_not_admitted_justified(scenario: CycleScenario, result: CycleResult) -
                 and not settings.namespace_selector.match_expressions
                 and not cluster.limit_ranges
                 and not any(cluster.status(w.key).limits)
+                and not cluster.status(w.key).templates
                 and (not cluster.flavors or all(
                     f in {x.name for x in cluster.flavors} for g in cq.resource_groups for f in (y.name for y in g.flavors)
                 ))
