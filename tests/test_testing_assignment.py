@@ -131,7 +131,7 @@ def test_quota_model_agrees_with_the_snapshot(s: AssignmentScenario, v: int) -> 
         fr = FlavorResource(fr.flavor, fr.resource)
         assert tree.available(("cq", s.cluster_queue), fr) == snapshot.available(node, fr)
         assert tree.pot(("cq", s.cluster_queue), fr) == snapshot.potential_available(node, fr)
-        assert tree.lowest_fitting(s.cluster_queue, fr, v) == snapshot.lowest_fitting_height(node, fr, v)
+        assert tree.lowest_fitting_height(s.cluster_queue, fr, v) == snapshot.lowest_fitting_height(node, fr, v)
 
 
 @settings(max_examples=20, deadline=None)

@@ -14,6 +14,7 @@ from kueue_preempt.testing.invariants.policy import (
     ZERO_TIME,
     borrow_within_cohort,
     effective_priority,
+    ord_key,
     policy_allows,
     queue_order_time,
     uses_frnp,
@@ -149,6 +150,7 @@ __all__ = [
     "policy_allows",
     "uses_frnp",
     "borrow_within_cohort",
+    "ord_key",
     # quota
     "Node",
     "Usage",

@@ -196,35 +196,8 @@ def _covered(s: AssignmentScenario, r: str) -> bool:
 
 
 class AssignmentTree(SpecTree):
-    """:class:`SpecTree` plus potential available (Q-10), heights (Q-15) and Q-16."""
-
-    def pot(self, n: Node, fr: FlavorResource) -> int:
-        p = self.parent[n]
-        if p is None:
-            return self.sq(n, fr)
-        a = self.lq(n, fr) + self.pot(p, fr)
-        bl = self.bl(n, fr)
-        return a if bl is None else min(a, self.sq(n, fr) + bl)
-
-    def height(self, n: Node) -> int:
-        kids = self.children[n]
-        cohorts = [self.height(k) + 1 for k in kids if k[0] == "cohort"]
-        return max(min(len(kids), 1), max(cohorts, default=0))
-
-    def _borrowing_with(self, n: Node, fr: FlavorResource, v: int) -> bool:
-        return self.u(n, fr) + v > self.sq(n, fr)
-
-    def lowest_fitting(self, cq: str, fr: FlavorResource, v: int) -> tuple[int, bool]:
-        n: Node = ("cq", cq)
-        has_parent = self.parent[n] is not None
-        if not self._borrowing_with(n, fr, v) or not has_parent:
-            return 0, has_parent
-        rem = v - self.local_available(n, fr)
-        for a in self.ancestors(n):
-            if not self._borrowing_with(a, fr, rem):
-                return self.height(a), self.parent[a] is not None
-            rem -= self.local_available(a, fr)
-        return self.height(self.root(n)), False
+    """:class:`SpecTree` as the assignment reads it (potential available Q-10, heights Q-15,
+    the lowest fitting height Q-16: all on :class:`SpecTree`)."""
 
 
 # --------------------------------------------------------------------------- the reference
@@ -340,11 +313,11 @@ class _Reference:
         if key not in self._oracle:
             found = self.targets({fr: v}, {fr})
             if not found:
-                self._oracle[key] = (Pm.NO_CANDIDATES, self.tree.lowest_fitting(self.cq.name, fr, v)[0])
+                self._oracle[key] = (Pm.NO_CANDIDATES, self.tree.lowest_fitting_height(self.cq.name, fr, v)[0])
             else:
                 gone = {k for k, _ in found}
                 after = AssignmentTree(self.s, [w for w in self.s.workloads if w.key not in gone])
-                h = after.lowest_fitting(self.cq.name, fr, v)[0]
+                h = after.lowest_fitting_height(self.cq.name, fr, v)[0]
                 own = any(w.cluster_queue == self.cq.name for w in self.s.workloads if w.key in gone)
                 self._oracle[key] = (Pm.PREEMPT if own else Pm.RECLAIM, h)
         return self._oracle[key]
@@ -354,7 +327,7 @@ class _Reference:
         node: Node = ("cq", self.cq.name)
         if v > self.tree.pot(node, fr):
             return Pm.NO_FIT, 0
-        height, may_reclaim = self.tree.lowest_fitting(self.cq.name, fr, v)
+        height, may_reclaim = self.tree.lowest_fitting_height(self.cq.name, fr, v)
         if v <= self.tree.available(node, fr):
             return Pm.FIT, height
         nominal = self.tree.quotas[node].get(fr, (0, None, None))[0]
@@ -633,7 +606,7 @@ def check_entry_modes(s: AssignmentScenario, decision: AssignmentDecision) -> No
                 fr = FlavorResource(choice.flavor, r)
                 v = assumed.get(fr, 0) + group_request[fr]
                 avail, pot = ref.tree.available(node, fr), ref.tree.pot(node, fr)
-                height, may_reclaim = ref.tree.lowest_fitting(s.cluster_queue, fr, v)
+                height, may_reclaim = ref.tree.lowest_fitting_height(s.cluster_queue, fr, v)
                 where = f"{ps.name}/{r} on {choice.flavor} (request {v}, available {avail}, potential {pot})"
                 assert choice.mode is not NO_FIT, f"FAS-7a: {where} kept a NoFit entry"
                 if v <= avail:

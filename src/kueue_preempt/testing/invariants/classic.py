@@ -25,6 +25,7 @@ from typing import Iterable, Sequence
 
 from kueue_preempt import ClusterQueue, PreemptionPolicy, Target, Workload
 from kueue_preempt.testing.invariants.policy import (
+    ord_key,
     borrow_within_cohort,
     effective_priority,
     policy_allows,
@@ -439,19 +440,8 @@ class _Cand:
 
 
 def _ord_key(scenario: Scenario, w: Workload) -> tuple[int, int, int, float, str]:
-    """ORD-1, ORD-2, ORD-4, ORD-5, ORD-6 as a sort key (AFS and cost are off, ORD-3/COST-2).
-
-    Smaller sorts first: evicted, other ClusterQueue, lower EP, *later* reservation time
-    (``now`` when unset), smaller uid.
-    """
-    reserved = w.quota_reserved_at if w.quota_reserved_at is not None else scenario.now
-    return (
-        0 if w.evicted else 1,
-        1 if w.cluster_queue == scenario.cluster_queue else 0,
-        effective_priority(w, scenario.config),
-        -reserved.timestamp(),
-        w.uid,
-    )
+    """ORD-1..ORD-6 (admission fair sharing and cost off) for this scenario's preemptor."""
+    return ord_key(w, cluster_queue=scenario.cluster_queue, config=scenario.config, now=scenario.now)
 
 
 def _ord_cmp(scenario: Scenario, a: Workload, b: Workload) -> int:

@@ -76,48 +76,6 @@ class CycleModel(SpecTree):
     def remove(self, cq: str, usage: dict[FlavorResource, int]) -> None:
         self.add(cq, {fr: -v for fr, v in usage.items()})
 
-    #
-    def height(self, n: Node) -> int:
-        kids = self.children[n]
-        h = min(len(kids), 1)
-        for k in kids:
-            if k[0] == "cohort":
-                h = max(h, self.height(k) + 1)
-        return h
-
-    #
-    def pot(self, n: Node, fr: FlavorResource) -> int:
-        p = self.parent[n]
-        if p is None:
-            return self.sq(n, fr)
-        a = self.lq(n, fr) + self.pot(p, fr)
-        bl = self.bl(n, fr)
-        if bl is not None:
-            a = min(a, self.sq(n, fr) + bl)
-        return a
-
-    def _borrowing_with(self, n: Node, fr: FlavorResource, v: int) -> bool:
-        return self.u(n, fr) + v > self.sq(n, fr)  # Q-11 (SQ = nominal for a ClusterQueue)
-
-    #
-    def lowest_fitting_height(self, cq: str, fr: FlavorResource, v: int) -> tuple[int, bool]:
-        n: Node = ("cq", cq)
-        if not self._borrowing_with(n, fr, v) or self.parent[n] is None:
-            return 0, self.parent[n] is not None
-        rem = v - self.local_available(n, fr)
-        for a in self.ancestors(n):
-            if not self._borrowing_with(a, fr, rem):
-                return self.height(a), self.parent[a] is not None
-            rem -= self.local_available(a, fr)
-        root = self.ancestors(n)[-1]
-        return self.height(root), False
-
-    def sq_keys(self, n: Node) -> set[FlavorResource]:
-        keys = set(self.quotas[n])
-        for k in self.children[n]:
-            keys |= self.sq_keys(k)
-        return keys
-
     # FS-DRS-1 (every weight is 1: the strategies draw no fairSharing weights)
     def drs(self, n: Node) -> tuple[float, frozenset[FlavorResource]]:
         p = self.parent[n]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
 from kueue_preempt import ClusterQueue, PreemptionPolicy, Target, Workload
-from kueue_preempt.testing.invariants.policy import effective_priority, policy_allows, uses_frnp
+from kueue_preempt.testing.invariants.policy import ord_key, policy_allows, uses_frnp
 from kueue_preempt.testing.invariants.quota import Node, SpecTree, potential_available, sq_keys
 from kueue_preempt.testing.strategies.fair import FairScenario
 
@@ -143,15 +143,8 @@ def _cq(scenario: FairScenario, name: str) -> ClusterQueue:
 
 
 def _ord_key(scenario: FairScenario, w: Workload) -> tuple[int, int, int, float, str]:
-    """ORD-1, ORD-2, ORD-4, ORD-5, ORD-6 (admission fair sharing off): smaller sorts first."""
-    reserved = w.quota_reserved_at if w.quota_reserved_at is not None else scenario.now
-    return (
-        0 if w.evicted else 1,
-        1 if w.cluster_queue == scenario.cluster_queue else 0,
-        effective_priority(w, scenario.config),
-        -reserved.timestamp(),
-        w.uid,
-    )
+    """ORD-1..ORD-6 (admission fair sharing and cost off) for this scenario's preemptor."""
+    return ord_key(w, cluster_queue=scenario.cluster_queue, config=scenario.config, now=scenario.now)
 
 
 def fair_candidates(scenario: FairScenario) -> dict[str, str]:

@@ -21,6 +21,7 @@ __all__ = [
     "policy_allows",
     "uses_frnp",
     "borrow_within_cohort",
+    "ord_key",
 ]
 
 BOOST_KEY = "kueue.x-k8s.io/priority-boost"
@@ -91,3 +92,18 @@ def borrow_within_cohort(cq: ClusterQueue) -> tuple[bool, int | None]:
     if bwc is None or bwc.policy == PreemptionPolicy.NEVER:
         return False, None
     return True, bwc.max_priority_threshold
+
+
+def ord_key(w: Workload, *, cluster_queue: str, config: PreemptionConfig, now: datetime) -> tuple[int, int, int, float, str]:
+    """ORD-1, ORD-2, ORD-4, ORD-5, ORD-6 as a sort key (admission fair sharing and cost off,
+    ORD-3/COST-2) for candidates of a preemptor in ``cluster_queue``: smaller sorts first —
+    evicted, another ClusterQueue, lower EP, *later* reservation time (``now`` when unset),
+    smaller uid."""
+    reserved = w.quota_reserved_at if w.quota_reserved_at is not None else now
+    return (
+        0 if w.evicted else 1,
+        1 if w.cluster_queue == cluster_queue else 0,
+        effective_priority(w, config),
+        -reserved.timestamp(),
+        w.uid,
+    )

@@ -149,23 +149,60 @@ class SpecTree:
         anc = self.ancestors(n)
         return anc[-1] if anc else n
 
+    # Q-5
+    def sq_keys(self, n: Node) -> frozenset[FlavorResource]:
+        """The FRs of ``n``'s SQ map: a ClusterQueue's declared FRs; for a cohort its own
+        declared FRs and every FR of its children's maps (zero values included)."""
+        keys = set(self.quotas[n])
+        for k in self.children[n]:
+            keys |= self.sq_keys(k)
+        return frozenset(keys)
+
+    # Q-10
+    def pot(self, n: Node, fr: FlavorResource) -> int:
+        """Potential available: capacity with zero usage, LQ plus the parent's potential,
+        capped by SQ + BL."""
+        p = self.parent[n]
+        if p is None:
+            return self.sq(n, fr)
+        a = self.lq(n, fr) + self.pot(p, fr)
+        bl = self.bl(n, fr)
+        return a if bl is None else min(a, self.sq(n, fr) + bl)
+
+    # Q-15
+    def height(self, n: Node) -> int:
+        """0 for a ClusterQueue or a childless cohort, 1 for a cohort of ClusterQueues only,
+        else one more than its highest child cohort."""
+        kids = self.children[n]
+        cohorts = [self.height(k) + 1 for k in kids if k[0] == "cohort"]
+        return max(min(len(kids), 1), max(cohorts, default=0))
+
+    # Q-11
+    def borrowing_with(self, n: Node, fr: FlavorResource, v: int) -> bool:
+        """Would ``n`` borrow on ``fr`` with ``v`` more usage?"""
+        return self.u(n, fr) + v > self.sq(n, fr)
+
+    # Q-16
+    def lowest_fitting_height(self, cq: str, fr: FlavorResource, v: int) -> tuple[int, bool]:
+        """The height of the lowest node at which ``v`` more of ``fr`` fits without borrowing
+        from above, and whether that node has a parent."""
+        n: Node = ("cq", cq)
+        has_parent = self.parent[n] is not None
+        if not self.borrowing_with(n, fr, v) or not has_parent:
+            return 0, has_parent
+        rem = v - self.local_available(n, fr)
+        for a in self.ancestors(n):
+            if not self.borrowing_with(a, fr, rem):
+                return self.height(a), self.parent[a] is not None
+            rem -= self.local_available(a, fr)
+        return self.height(self.root(n)), False
+
 
 def sq_keys(tree: SpecTree, n: Node) -> frozenset[FlavorResource]:
-    """Q-5: the FRs of ``n``'s SQ map: a ClusterQueue's declared FRs; for a cohort its own
-    declared FRs and every FR of its children's maps (zero values included)."""
-    keys = set(tree.quotas[n])
-    for k in tree.children[n]:
-        keys |= sq_keys(tree, k)
-    return frozenset(keys)
+    """Q-5: :meth:`SpecTree.sq_keys` as a function."""
+    return tree.sq_keys(n)
 
 
 def potential_available(tree: SpecTree, n: Node, fr: FlavorResource) -> int:
-    """Q-10: capacity with zero usage: LQ plus the parent's potential, capped by SQ + BL."""
-    p = tree.parent[n]
-    if p is None:
-        return tree.sq(n, fr)
-    a = tree.lq(n, fr) + potential_available(tree, p, fr)
-    bl = tree.bl(n, fr)
-    if bl is not None:
-        a = min(a, tree.sq(n, fr) + bl)
-    return a
+    """Q-10: :meth:`SpecTree.pot` as a function."""
+    return tree.pot(n, fr)
