@@ -99,6 +99,24 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(f"{message} (see {self.prog} --help)")
 
 
+class _VersionAction(argparse.Action):
+    """``--version`` as one line: argparse's own action wraps it to the terminal width."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option_string: str | None = None,
+    ) -> None:
+        release = f"default Kueue release: {DEFAULT_RELEASE.name}, main at {REFERENCE_COMMIT}"
+        print(f"{parser.prog} {__version__} ({release})")
+        parser.exit()
+
+
 # --------------------------------------------------------------------------- arguments
 
 
@@ -142,8 +160,7 @@ def _parser(prog: str = PROG) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--version",
-        action="version",
-        version=f"%(prog)s {__version__} (default Kueue release: {DEFAULT_RELEASE.name}, main at {REFERENCE_COMMIT})",
+        action=_VersionAction,
         help="print the version and the Kueue release reproduced by default, then exit",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
