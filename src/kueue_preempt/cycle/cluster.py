@@ -51,12 +51,12 @@ class Namespace:
     labels: FrozenMap[str, str] = attrs.field(factory=FrozenMap, converter=_labels)
 
 
-def _amounts_of(field: str, value: Mapping[str, int]) -> FrozenMap[str, int]:
+def _amounts_of(field: str, value: Mapping[str, int], obj: str = "LimitRange") -> FrozenMap[str, int]:
     if not isinstance(value, Mapping):
-        raise InvalidModel("LimitRange", field, f"expected a mapping of str to int, got {type(value).__name__}")
+        raise InvalidModel(obj, field, f"expected a mapping of str to int, got {type(value).__name__}")
     for resource, amount in value.items():
         if not isinstance(resource, str) or isinstance(amount, bool) or not isinstance(amount, int):
-            raise InvalidModel("LimitRange", f"{field}[{resource!r}]", f"expected str: int, got {type(resource).__name__}: {type(amount).__name__}")
+            raise InvalidModel(obj, f"{field}[{resource!r}]", f"expected str: int, got {type(resource).__name__}: {type(amount).__name__}")
     return frozen_map(value)
 
 
@@ -77,9 +77,7 @@ def _default_request(value: Mapping[str, int]) -> FrozenMap[str, int]:
 
 
 def _overhead(value: Mapping[str, int]) -> FrozenMap[str, int]:
-    if not isinstance(value, Mapping):
-        raise InvalidModel("PodTemplateResources", "overhead", f"expected a mapping of str to int, got {type(value).__name__}")
-    return frozen_map(value)
+    return _amounts_of("overhead", value, "PodTemplateResources")
 
 
 @attrs.frozen
@@ -100,11 +98,11 @@ class LimitRange:
 
 
 def _containers(value: Iterable[ContainerResources]) -> tuple[ContainerResources, ...]:
-    out = tuple(value)
-    for c in out:
-        if not isinstance(c, ContainerResources):
-            raise InvalidModel("PodTemplateResources", "containers", f"expected ContainerResources, got {type(c).__name__}")
-    return out
+    return model_iterable(value, ContainerResources, "PodTemplateResources", "containers")
+
+
+def _init_containers(value: Iterable[ContainerResources]) -> tuple[ContainerResources, ...]:
+    return model_iterable(value, ContainerResources, "PodTemplateResources", "init_containers")
 
 
 @attrs.frozen
@@ -118,7 +116,7 @@ class PodTemplateResources:
     """
 
     containers: tuple[ContainerResources, ...] = attrs.field(default=(), converter=_containers)
-    init_containers: tuple[ContainerResources, ...] = attrs.field(default=(), converter=_containers)
+    init_containers: tuple[ContainerResources, ...] = attrs.field(default=(), converter=_init_containers)
     pod: ContainerResources | None = None
     overhead: FrozenMap[str, int] = attrs.field(factory=FrozenMap, converter=_overhead)
 
@@ -144,11 +142,7 @@ def _requests(value: Iterable[tuple[str, Mapping[str, int]]]) -> tuple[tuple[str
 
 
 def _templates(value: Iterable[PodTemplateResources]) -> tuple[PodTemplateResources, ...]:
-    out = tuple(value)
-    for t in out:
-        if not isinstance(t, PodTemplateResources):
-            raise InvalidModel("WorkloadStatus", "templates", f"expected PodTemplateResources, got {type(t).__name__}")
-    return out
+    return model_iterable(value, PodTemplateResources, "WorkloadStatus", "templates")
 
 
 @attrs.frozen

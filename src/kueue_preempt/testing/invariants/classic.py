@@ -161,13 +161,18 @@ def _fits(scenario: Scenario, workloads: Sequence[Workload], *, allow_borrowing:
 def check_target_set_shape(scenario: Scenario, targets: Sequence[Target]) -> None:
     """DM-9: targets are distinct admitted workloads of the scenario (never the preemptor,
     GT-1), each with its own ClusterQueue; a candidate is selected at most once (CL-ATT-2)."""
-    by_key = {w.key: w for w in scenario.workloads}
+    _check_shape(scenario.workloads, scenario.preemptor, targets)
+
+
+def _check_shape(workloads: Sequence[Workload], preemptor: Workload, targets: Sequence[Target]) -> None:
+    """The target-set shape every preemption kind shares (classic and fair sharing)."""
+    by_key = {w.key: w for w in workloads}
     keys = [t.workload.key for t in targets]
     assert len(keys) == len(set(keys)), f"CL-ATT-2: duplicate targets: {keys}"
     for t in targets:
         assert t.workload.key in by_key, f"DM-9: target {t.workload.key} is not an admitted workload"
         assert t.workload == by_key[t.workload.key], f"DM-9: target {t.workload.key} differs from the admitted object"
-        assert t.workload.key != scenario.preemptor.key, "GT-1: the preemptor cannot be its own target"
+        assert t.workload.key != preemptor.key, "GT-1: the preemptor cannot be its own target"
         assert t.cluster_queue == t.workload.cluster_queue, (
             f"DM-9: target {t.workload.key}: cluster_queue {t.cluster_queue!r} != admission {t.workload.cluster_queue!r}"
         )

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
 from kueue_preempt import ClusterQueue, PreemptionPolicy, Target, Workload
+from kueue_preempt.testing.invariants.classic import _check_shape
 from kueue_preempt.testing.invariants.policy import ord_key, policy_allows, uses_frnp
 from kueue_preempt.testing.invariants.quota import Node, SpecTree, potential_available, sq_keys
 from kueue_preempt.testing.strategies.fair import FairScenario
@@ -449,16 +450,7 @@ def _fits(scenario: FairScenario, workloads: Sequence[Workload]) -> bool:
 
 def check_fair_target_set_shape(scenario: FairScenario, targets: Sequence[Target]) -> None:
     """GT-1/DM-9: targets are distinct admitted workloads (never the preemptor), in their queue."""
-    by_key = {w.key: w for w in scenario.workloads}
-    keys = [t.workload.key for t in targets]
-    assert len(keys) == len(set(keys)), f"DM-9: duplicate targets {keys}"
-    for t in targets:
-        assert t.workload.key in by_key, f"GT-1: target {t.workload.key} is not an admitted workload"
-        assert t.workload == by_key[t.workload.key], f"DM-9: target {t.workload.key} differs from the admitted object"
-        assert t.cluster_queue == t.workload.cluster_queue, (
-            f"DM-9: target {t.workload.key} has cluster_queue {t.cluster_queue!r}, "
-            f"admitted in {t.workload.cluster_queue!r}"
-        )
+    _check_shape(scenario.workloads, scenario.preemptor, targets)
 
 
 def check_fair_candidates(scenario: FairScenario, targets: Sequence[Target]) -> None:
