@@ -249,8 +249,8 @@ def test_simulator_arrivals_get_the_limit_ranges(tmp_path: Path) -> None:
     r = run_cli("simulate", base, "--arrivals", str(arrivals), "--timeline", str(timeline), "-o", "json")
     assert r.returncode == 0, r.stderr
     events = [json.loads(line) for line in timeline.read_text().splitlines()]
-    rejected = [e for e in events if e["workload"] == "ns/huge" and e["event"] == "inadmissible"]
+    rejected = [e for e in events if e.get("workload") == "ns/huge" and e["event"] == "inadmissible"]
     assert rejected and (rejected[0]["reason"], rejected[0]["message"]) == ("Misconfigured", ABOVE_MAX)
-    assert not [e for e in events if e["workload"] == "ns/huge" and e["event"] == "admitted"]
-    admitted = [e for e in events if e["workload"] == "ns/bare" and e["event"] == "admitted"]
+    assert not [e for e in events if e.get("workload") == "ns/huge" and e["event"] == "admitted"]
+    admitted = [e for e in events if e.get("workload") == "ns/bare" and e["event"] == "admitted"]
     assert admitted[0]["usage"] == {"default/cpu": 500, "default/memory": 1073741824}  # the defaults (FAS-1)

@@ -43,7 +43,7 @@ def _brief(state: ClusterState = STATE, dump: ClusterDump = DUMP, **options: flo
     out: list[tuple[object, ...]] = []
     for e in result.timeline:
         d = event_json(e)
-        out.append((d["t"], d["event"], d.get("workload"), d.get("preemptor", d.get("reason", ""))))
+        out.append((d["t"], d["event"], d.get("workload", d.get("root")), d.get("preemptor", d.get("reason", d.get("moved", "")))))
     return out
 
 
@@ -74,11 +74,12 @@ def test_reclaim_release_requeue_and_readmission_over_time() -> None:
         # and is parked: two failed attempts, two events.
         (10, "inadmissible", "team-a/a1", "WaitingForQuota"),
         (10, "inadmissible", "team-a/a1", "WaitingForQuota"),
-        # The release notified the cohort; the batched requeue run comes 1 s later (SC-IN-3).
-        (11, "requeued", "team-a/a1", "InadmissibleRequeue"),
+        # The release notified the cohort; the batched requeue run comes 1 s later (SC-IN-3)
+        # and moves a1 back: one event for the run, its root and how many it moved.
+        (11, "requeue-run", "Cohort/all", 1),
         (11, "inadmissible", "team-a/a1", "WaitingForQuota"),
         (20, "finished", "team-b/b1", ""),
-        (21, "requeued", "team-a/a1", "InadmissibleRequeue"),
+        (21, "requeue-run", "Cohort/all", 1),
         (21, "admitted", "team-a/a1", ""),
         (50, "finished", "team-a/a2", ""),
         # a1 runs its full 100 s again from its re-admission (SC-SIM-13 item 2).

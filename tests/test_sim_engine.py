@@ -85,14 +85,16 @@ class FakeScheduler:
         self.evicting.discard(workload)
         self.active[w.cq].append(workload)
 
-    def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float) -> Sequence[str]:
+    def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float, moved: list[str] | None = None) -> int:
         self.calls.append(("requeue", ",".join(cluster_queues), now))
-        moved: list[str] = []
+        keys: list[str] = []
         for cq in cluster_queues:
-            moved += sorted(self.parked[cq], key=lambda k: self.info[k].order)
+            keys += sorted(self.parked[cq], key=lambda k: self.info[k].order)
             self.active[cq] += sorted(self.parked[cq], key=lambda k: self.info[k].order)
             self.parked[cq].clear()
-        return moved
+        if moved is not None:
+            moved += keys
+        return len(keys)
 
     def pending_count(self) -> int:
         return sum(len(v) for v in self.active.values()) + sum(len(v) for v in self.parked.values())
@@ -248,8 +250,8 @@ class Busy:
     def arrive(self, arrival: Arrival, now: float) -> None: ...
     def finish(self, workload: str, now: float) -> None: ...
     def release(self, workload: str, now: float) -> None: ...
-    def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float) -> Sequence[str]:
-        return ()
+    def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float, moved: list[str] | None = None) -> int:
+        return 0
 
     def pending_count(self) -> int:
         return 2

@@ -9,7 +9,7 @@ from __future__ import annotations
 from kueue_preempt.kperf.run import general_run
 from kueue_preempt.kperf.scenario import build_scenario, parse_scenario
 from kueue_preempt.sim.engine import SimulationOptions
-from kueue_preempt.sim.output.timeline import Inadmissible, Preempted, event_json, load_timeline, write_timeline
+from kueue_preempt.sim.output.timeline import Inadmissible, Preempted, RequeueRun, event_json, load_timeline, write_timeline
 
 SCENARIO = """
 cohorts:
@@ -31,10 +31,14 @@ cohorts:
 
 def _run() -> list[tuple[float, str, str, str]]:
     built = build_scenario(parse_scenario(SCENARIO))
-    r = general_run(built, options=SimulationOptions(until=5, max_instants=None))
+    # With the queue moves recorded: the run at 1.3 lists the workloads it moved.
+    r = general_run(built, options=SimulationOptions(until=5, max_instants=None, queue_moves=True))
     out = []
     for e in r.timeline:
         d = event_json(e)
+        if isinstance(e, RequeueRun):
+            out.append((round(e.t, 6), d["event"], e.root, str(e.moved)))
+            continue
         out.append((round(e.t, 6), d["event"], e.workload.split("/")[1].split("-")[0], d.get("reason", "")))  # type: ignore[union-attr]
     return out
 
@@ -58,6 +62,8 @@ def test_failed_attempts_only_and_a_returning_victim_parked_with_its_shape() -> 
     ]
     assert (0.3, "admitted", "h", "") in tl
     assert [(t, w) for t, ev, w, _ in tl if ev == "requeued"] == [(0.3, victim)] + [(1.3, w) for w in sorted([victim, "x", "y"])]
+    runs = [(t, moved) for t, ev, _, moved in tl if ev == "requeue-run"]
+    assert runs == [(1.3, "3")]
 
 
 def test_inadmissible_events_carry_reason_and_message_through_the_timeline_file(tmp_path: object) -> None:

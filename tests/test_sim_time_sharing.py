@@ -100,10 +100,10 @@ def _brief(result: SimulationResult) -> list[tuple[object, ...]]:
     out: list[tuple[object, ...]] = []
     for e in result.timeline:
         d = event_json(e)
-        detail = d.get("preemptor", d.get("reason", ""))
+        detail = d.get("preemptor", d.get("reason", d.get("moved", "")))
         if d["event"] == "inadmissible":
             detail = ""
-        out.append((d["t"], d["event"], d.get("workload"), detail))
+        out.append((d["t"], d["event"], d.get("workload", d.get("root")), detail))
     return out
 
 
@@ -144,7 +144,7 @@ def test_hand_worked_round_robin_with_requeue_delay_0() -> None:
         (0, "admitted", "ns/a", ""),
         (1, "arrived", "ns/b", ""),
         (1, "inadmissible", "ns/b", ""),
-        (10, "requeued", "ns/b", "InadmissibleRequeue"),
+        (10, "requeue-run", "ClusterQueue/cq", 1),
         (10, "preempted", "ns/a", "ns/b"),
         (10, "inadmissible", "ns/b", ""),  # b's attempt that preempted a: it waits for a
         (10, "released", "ns/a", ""),

@@ -43,7 +43,7 @@ from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.model.quantity import format_amount
 from kueue_preempt.sim.arrivals.model import SIM_START
 from kueue_preempt.kperf.scenario import BuiltScenario
-from kueue_preempt.sim.output.timeline import Admitted, Arrived, Event, Finished, Livelock, Preempted, Released
+from kueue_preempt.sim.output.timeline import Admitted, Arrived, Event, Finished, Livelock, Preempted, Released, RequeueRun
 
 __all__ = [
     "WorkloadClassSummary",
@@ -149,7 +149,7 @@ def kueue_summary(
     last_t = 0.0
     for e in timeline:
         last_t = e.t
-        if isinstance(e, Livelock):
+        if isinstance(e, (Livelock, RequeueRun)):
             continue
         qc = queue_classes.get(e.cluster_queue)
         if qc is not None:

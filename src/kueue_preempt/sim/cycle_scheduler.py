@@ -86,8 +86,8 @@ class CycleScheduler:
         # release comes later, batched by the loop), hashed as the queue recorded it.
         self.state.release(workload, self._at(now), notify_self=False, hash_config=self.config)
 
-    def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float) -> Sequence[str]:
-        return self.state.queue_inadmissible(cluster_queues, self._at(now))
+    def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float, moved: list[str] | None = None) -> int:
+        return self.state.queue_inadmissible_count(cluster_queues, self._at(now), moved)
 
     def pending_count(self) -> int:
         return self.state.pending

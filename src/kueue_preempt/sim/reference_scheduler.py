@@ -120,14 +120,16 @@ class ReferenceCycleScheduler:
                 queues = attrs.evolve(queues, queues={**queues.queues, cq: q})
         self._set(cluster, queues)
 
-    def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float) -> Sequence[str]:
+    def requeue_inadmissible(self, cluster_queues: Sequence[str], now: float, moved: list[str] | None = None) -> int:
         before = self.queues
         after = queue_inadmissible(self.cluster, self.queues, cluster_queues, self._at(now))
-        moved: list[str] = []
+        keys: list[str] = []
         for cq in cluster_queues:
-            moved += sorted(before.queue(cq).inadmissible - after.queue(cq).inadmissible)
+            keys += sorted(before.queue(cq).inadmissible - after.queue(cq).inadmissible)
         self.queues = after
-        return moved
+        if moved is not None:
+            moved += keys
+        return len(keys)
 
     def pending_count(self) -> int:
         return sum(len(q.active) + len(q.inadmissible) for q in self.queues.queues.values())

@@ -36,7 +36,7 @@ from kueue_preempt.io import ClusterDump
 from kueue_preempt.model import FlavorResource
 from kueue_preempt.sim.output.cycles import PreemptionCycle, detect_cycles
 from kueue_preempt.snapshot.quota import Snapshot
-from kueue_preempt.sim.output.timeline import Admitted, Arrived, Event, Finished, Livelock, Preempted, Released
+from kueue_preempt.sim.output.timeline import Admitted, Arrived, Event, Finished, Livelock, Preempted, Released, RequeueRun
 
 __all__ = [
     "nearest_rank",
@@ -274,6 +274,8 @@ def summarize(events: Iterable[Event], *, dump: ClusterDump | None = None, until
         instant = event.t
         if isinstance(event, Livelock):
             livelocks.append(event)
+            continue
+        if isinstance(event, RequeueRun):
             continue
         name = event.workload
         cq_of.setdefault(name, event.cluster_queue)

@@ -14,7 +14,12 @@ admitted       workload, clusterQueue, podSets (name, count, flavors), usage
 preempted      workload, clusterQueue, preemptor, reason, message, and the base
                priorities/boosts of both sides (for cycle detection)
 released       workload, clusterQueue (an evicted workload's quota is released, SC-EV-2)
-requeued       workload, clusterQueue, reason (back to the active set)
+requeued       workload, clusterQueue, reason (``Preempted``: back in its queue after a
+               release; ``InadmissibleRequeue``: moved by a requeue run, only with the debug
+               option ``SimulationOptions.queue_moves``)
+requeue-run    root, moved (one inadmissible-requeue run over a cohort tree, SC-IN-1/SC-IN-2:
+               Kueue's internal queue bookkeeping, no API write; how many parked workloads
+               went back to an active set; a run that moves nothing writes none)
 inadmissible   workload, clusterQueue, reason (the cycle's message)
 finished       workload, clusterQueue (ran its duration; quota released)
 livelock       cycles, workloads (the per-instant cycle cap was reached, SC-SIM-13 item 5)
@@ -44,6 +49,7 @@ __all__ = [
     "Inadmissible",
     "Finished",
     "Livelock",
+    "RequeueRun",
     "Event",
     "event_json",
     "event_from_json",
@@ -159,7 +165,23 @@ class Livelock:
     workloads: tuple[str, ...] = attrs.field(default=(), converter=_names)
 
 
-Event = Union[Arrived, Admitted, Preempted, Released, Requeued, Inadmissible, Finished, Livelock]
+@attrs.frozen
+class RequeueRun:
+    """One inadmissible-requeue run (SC-IN-1 for every ClusterQueue of a tree, SC-IN-2): the
+    queue manager moved ``moved`` parked workloads of the tree under ``root`` (``Cohort/<name>``,
+    or ``ClusterQueue/<name>`` for a ClusterQueue without a cohort) back to their active sets.
+
+    Internal queue bookkeeping — no API write, nothing a user sees on the cluster — so the
+    timeline keeps one event per run, not one per workload moved (those are recorded, as
+    ``requeued`` events with reason ``InadmissibleRequeue``, only with the debug option
+    ``SimulationOptions.queue_moves``). A run that moves nothing writes no event."""
+
+    t: float
+    root: str
+    moved: int
+
+
+Event = Union[Arrived, Admitted, Preempted, Released, Requeued, Inadmissible, Finished, Livelock, RequeueRun]
 
 _KIND: dict[type, str] = {
     Arrived: "arrived",
@@ -170,6 +192,7 @@ _KIND: dict[type, str] = {
     Inadmissible: "inadmissible",
     Finished: "finished",
     Livelock: "livelock",
+    RequeueRun: "requeue-run",
 }
 
 
@@ -188,6 +211,10 @@ def event_json(event: Event) -> dict[str, Any]:
     if isinstance(event, Livelock):
         out["cycles"] = event.cycles
         out["workloads"] = list(event.workloads)
+        return out
+    if isinstance(event, RequeueRun):
+        out["root"] = event.root
+        out["moved"] = event.moved
         return out
     out["workload"] = event.workload
     out["clusterQueue"] = event.cluster_queue
@@ -298,7 +325,15 @@ _READERS: dict[str, Callable[[_Reader, float], Event]] = {
     ),
     "finished": lambda r, t: Finished(t, r.text("workload"), r.text("clusterQueue")),
     "livelock": lambda r, t: Livelock(t, r.integer("cycles"), [_string(r, w) for w in r.items("workloads")]),
+    "requeue-run": lambda r, t: RequeueRun(t, r.text("root"), _count(r, "moved")),
 }
+
+
+def _count(r: _Reader, key: str) -> int:
+    value = r.integer(key)
+    if value < 0:
+        raise r.fail(f"field {key!r}: expected an integer >= 0")
+    return value
 
 
 def _string(r: _Reader, value: object) -> str:
