@@ -26,7 +26,11 @@ seconds.
 
 Usage::
 
-    python benchmarks/bench_sim.py [--runs L-tier,large-scale] [--cqs 100] [--profile FILE] [--breakdown] [--out DIR]
+    python benchmarks/bench_sim.py [--runs L-tier,large-scale] [--cqs 100] [--profile FILE] [--breakdown] [--event-hash] [--queue-moves] [--out DIR]
+
+``--event-hash`` adds ``eventHash`` (the whole timeline) and ``decisionHash`` (the timeline without the
+inadmissible-requeue moves: equal with and without ``--queue-moves``, and across the change that made
+those moves one ``requeue-run`` event per run).
 
 ``--cqs`` sets the ClusterQueues per cohort of the tier (100 = the L tier; fewer scale its
 admitted workloads and arrivals with it). ``--breakdown`` adds, per hot operation, its calls and
@@ -54,7 +58,7 @@ from kueue_preempt.cycle import ClusterState
 from kueue_preempt.io import ClusterDump, RawObject
 from kueue_preempt.io.cycle_state import cluster_state_from_objects
 from kueue_preempt.sim.arrivals.model import ArrivalsFile, PodSetOverride, RunningRow
-from kueue_preempt.sim.engine import SimulationResult
+from kueue_preempt.sim.engine import SimulationOptions, SimulationResult
 from kueue_preempt.sim.arrivals.generate import ArrivalClass, GeneratorSpec, generate_arrivals
 from kueue_preempt.kperf.run import general_run
 from kueue_preempt.sim.run import simulate
@@ -329,7 +333,28 @@ def event_hash(result: SimulationResult) -> str:
     return digest.hexdigest()
 
 
-def measure_l_tier(cqs: int, profile: str | None = None, breakdown: bool = False, hashed: bool = False) -> dict[str, Any]:
+def _queue_move(e: object) -> bool:
+    # By class name, so that the hash also runs on code from before the aggregate event.
+    name = type(e).__name__
+    return name == "RequeueRun" or (name == "Requeued" and getattr(e, "reason", "") == "InadmissibleRequeue")
+
+
+def decision_hash(result: SimulationResult) -> str:
+    """sha256 of the timeline without the inadmissible-requeue moves (the ``requeue-run``
+    events and the per-workload ``requeued``/``InadmissibleRequeue`` events of the debug
+    option): every admission, preemption, release, failed attempt and completion, with its
+    time and fields. Equal between a run with and without ``queue_moves``, and with the code
+    from before the moves became one event per run."""
+    digest = hashlib.sha256()
+    for e in result.timeline:
+        if not _queue_move(e):
+            digest.update((repr(e) + "\n").encode())
+    return digest.hexdigest()
+
+
+def measure_l_tier(
+    cqs: int, profile: str | None = None, breakdown: bool = False, hashed: bool = False, queue_moves: bool = False
+) -> dict[str, Any]:
     """The L-tier run: build the inputs (timed apart), then :func:`simulate` (resolving the
     arrivals against the dump, the event loop and every cycle) under the clock. With
     ``breakdown`` the hot operations are counted and timed (which slows the run slightly) and the
@@ -338,13 +363,15 @@ def measure_l_tier(cqs: int, profile: str | None = None, breakdown: bool = False
     name = "L-tier" if cqs == 100 else f"L-tier/{cqs}"
     tallies, undo = _install_breakdown() if breakdown else ({}, lambda: None)
 
+    options = SimulationOptions(queue_moves=True) if queue_moves else SimulationOptions()
+
     def run() -> SimulationResult:
         if profile is None:
-            return simulate(state, dump, arrivals)
+            return simulate(state, dump, arrivals, options=options)
         import cProfile
 
         prof = cProfile.Profile()
-        out = prof.runcall(simulate, state, dump, arrivals)
+        out = prof.runcall(simulate, state, dump, arrivals, options=options)
         prof.dump_stats(profile)
         return out
 
@@ -366,6 +393,7 @@ def measure_l_tier(cqs: int, profile: str | None = None, breakdown: bool = False
     row.update(figures(result, last, nominal))
     if hashed:
         row["eventHash"] = event_hash(result)
+        row["decisionHash"] = decision_hash(result)
     return row
 
 
@@ -376,6 +404,7 @@ def measure_large_scale(hashed: bool = False) -> dict[str, Any]:
     row.update(figures(result, last, sum(q.nominal_cpu_millis for q in built.queues)))
     if hashed:
         row["eventHash"] = event_hash(result)
+        row["decisionHash"] = decision_hash(result)
     return row
 
 
@@ -392,12 +421,14 @@ def main() -> None:
                         help="count and time the hot operations of the L-tier run, and measure its event floor")
     parser.add_argument("--event-hash", action="store_true",
                         help="add eventHash: sha256 of the timeline (after timing), to check that a change kept every event")
+    parser.add_argument("--queue-moves", action="store_true",
+                        help="run the L tier with SimulationOptions(queue_moves=True): one requeued event per workload a requeue run moves")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     args = parser.parse_args()
     rows = []
     for name in args.runs.split(","):
         if name == "L-tier":
-            row = measure_l_tier(args.cqs, args.profile, args.breakdown, args.event_hash)
+            row = measure_l_tier(args.cqs, args.profile, args.breakdown, args.event_hash, args.queue_moves)
         elif name == "large-scale":
             row = measure_large_scale(args.event_hash)
         else:

@@ -47,6 +47,26 @@ def test_simulate_table_timeline_and_plots(files: Path, capsys: pytest.CaptureFi
     assert sorted(p.name for p in (files / "plots").iterdir()) == ["preemptions.svg", "utilization.svg", "waits.svg"]
 
 
+def test_debug_queue_moves_adds_the_per_workload_moves(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A requeue run is one ``requeue-run`` event; ``--debug-queue-moves`` adds a ``requeued``
+    event per workload it moved, and nothing else changes (the summary is the same)."""
+    base = ["simulate", str(files / "dump.json"), "--arrivals", str(files / "arr.jsonl"), "-o", "json"]
+    code, plain_out, _ = _run(capsys, *base, "--timeline", str(files / "plain.jsonl"))
+    assert code == 0
+    code, debug_out, _ = _run(capsys, *base, "--timeline", str(files / "debug.jsonl"), "--debug-queue-moves")
+    summary, debug_summary = json.loads(plain_out), json.loads(debug_out)
+    assert code == 0 and debug_summary.pop("events") > summary.pop("events")
+    assert debug_summary == summary
+    plain = [json.loads(line) for line in (files / "plain.jsonl").read_text().splitlines()]
+    debug = [json.loads(line) for line in (files / "debug.jsonl").read_text().splitlines()]
+    runs = [e for e in plain if e["event"] == "requeue-run"]
+    assert runs and all(e["moved"] > 0 and e["root"] == "Cohort/all" for e in runs)
+    moves = [e for e in debug if e.get("reason") == "InadmissibleRequeue"]
+    assert not [e for e in plain if e.get("reason") == "InadmissibleRequeue"]
+    assert len(moves) == sum(e["moved"] for e in runs)
+    assert [e for e in debug if e.get("reason") != "InadmissibleRequeue"] == plain
+
+
 def test_simulate_json(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "simulate", str(files / "dump.json"), "--arrivals", str(files / "arr.jsonl"), "-o", "json", "--until", "50")
     doc = json.loads(out)

@@ -29,7 +29,7 @@ from kueue_preempt.sim.engine import (
     root_keys,
     run_simulation,
 )
-from kueue_preempt.sim.output.timeline import AdmittedPodSet, Event, Livelock, event_json
+from kueue_preempt.sim.output.timeline import AdmittedPodSet, Event, Livelock, Requeued, RequeueRun, event_json
 from kueue_preempt.sim.output.metrics import summarize
 from sim_dump import small_dump
 
@@ -152,7 +152,7 @@ def _run(arrivals: Arrivals, **options: float) -> tuple[list[tuple[object, ...]]
 
 def _brief(e: Event) -> tuple[object, ...]:
     data = event_json(e)
-    return (data["t"], data["event"], data.get("workload", data.get("workloads")))
+    return (data["t"], data["event"], data.get("workload", data.get("workloads", data.get("root"))))
 
 
 THREE: list[dict[str, object]] = [{"at": 0, "duration": 10, "template": "train", "name": n, "podSets": [{"requests": {"cpu": "2"}}]} for n in ("w1", "w2", "w3")]
@@ -181,10 +181,24 @@ def _expected_three(delay: float) -> list[tuple[object, ...]]:
         (0, "inadmissible", "team-a/w3"),
         (10, "finished", "team-a/w1"),
         (10, "finished", "team-a/w2"),
-        (t_out, "requeued", "team-a/w3"),
+        (t_out, "requeue-run", "Cohort/all"),
         (t_out, "admitted", "team-a/w3"),
         (t_out + 10, "finished", "team-a/w3"),
     ]
+
+
+def test_a_requeue_run_is_one_event_and_the_debug_option_lists_its_moves() -> None:
+    """A requeue run is Kueue's internal queue bookkeeping: one ``requeue-run`` event with its
+    root and how many workloads it moved; ``queue_moves`` adds one ``requeued`` event per
+    workload moved (reason ``InadmissibleRequeue``), right after the run's event."""
+    dump = small_dump()
+    plain = run_simulation(FakeScheduler(dump), dump, _arrivals(*THREE)).timeline
+    debug = run_simulation(FakeScheduler(dump), dump, _arrivals(*THREE), options=SimulationOptions(queue_moves=True)).timeline
+    assert [e for e in plain if isinstance(e, RequeueRun)] == [RequeueRun(11, "Cohort/all", 1)]
+    assert not [e for e in plain if isinstance(e, Requeued)]
+    at = debug.index(RequeueRun(11, "Cohort/all", 1))
+    assert debug[at + 1] == Requeued(11, "team-a/w3", "team-a", "InadmissibleRequeue")
+    assert [e for e in debug if not isinstance(e, Requeued)] == list(plain)
 
 
 def test_requeue_delay_zero_runs_in_the_same_instant_before_the_cycles() -> None:
@@ -210,10 +224,10 @@ def test_preemption_victim_released_after_the_issuing_cycle_and_preemptor_admitt
         (5, "admitted", "team-b/vip"),
         (5, "inadmissible", "team-b/etl"),
         # The release itself notified the cohort (SC-IN-4): a requeue run one second later.
-        (6, "requeued", "team-b/etl"),
+        (6, "requeue-run", "Cohort/all"),
         (6, "inadmissible", "team-b/etl"),
         (15, "finished", "team-b/vip"),
-        (16, "requeued", "team-b/etl"),
+        (16, "requeue-run", "Cohort/all"),
         (16, "admitted", "team-b/etl"),
         (116, "finished", "team-b/etl"),  # not at 100: that completion was cancelled
     ]
@@ -230,7 +244,7 @@ def test_positive_termination_time_delays_the_release() -> None:
         (5, "inadmissible", "team-b/vip"),  # the fake parks it: its victim still holds quota
         (8, "released", "team-b/etl"),
         (8, "requeued", "team-b/etl"),
-        (8, "requeued", "team-b/vip"),  # the release notified the cohort (delay 0)
+        (8, "requeue-run", "Cohort/all"),  # the release notified the cohort (delay 0)
         (8, "admitted", "team-b/vip"),
     ]
 

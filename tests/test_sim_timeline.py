@@ -19,6 +19,7 @@ from kueue_preempt.sim.output.timeline import (
     Preempted,
     Released,
     Requeued,
+    RequeueRun,
     event_json,
     parse_timeline,
     timeline_text,
@@ -38,6 +39,7 @@ def test_every_event_kind_round_trips() -> None:
         Requeued(2, "ns/a", "cq", "Preempted"),
         Finished(9.5, "ns/b", "cq"),
         Livelock(9.5, 30, ["ns/a", "ns/b"]),
+        RequeueRun(10.5, "Cohort/all", 12),
     ]
     text = timeline_text(events)
     assert parse_timeline(text) == tuple(events)
@@ -54,6 +56,8 @@ def test_every_event_kind_round_trips() -> None:
         ('{"t": 0, "event": "finished", "workload": 3, "clusterQueue": "q"}', "field 'workload'"),
         ('{"t": 0, "event": "admitted", "workload": "a", "clusterQueue": "q", "usage": {"cpu": 1}}', "FLAVOR/RESOURCE"),
         ('{"t": 0, "event": "livelock", "cycles": 1, "workloads": [1]}', "workload names"),
+        ('{"t": 0, "event": "requeue-run", "root": "Cohort/a", "moved": -1}', "field 'moved'"),
+        ('{"t": 0, "event": "requeue-run", "moved": 2}', "field 'root'"),
         ("nonsense", "JSON syntax"),
     ],
 )
@@ -75,6 +79,7 @@ _event: st.SearchStrategy[Event] = st.one_of(
     st.builds(Arrived, _t, _names, _names, st.booleans()),
     st.builds(Finished, _t, _names, _names),
     st.builds(Requeued, _t, _names, _names, _names),
+    st.builds(RequeueRun, _t, _names, st.integers(0, 10**6)),
     st.builds(Preempted, _t, _names, _names, _names, _names, _names, st.integers(-5, 5), st.integers(-5, 5)),
     st.builds(
         Admitted, _t, _names, _names,

@@ -121,6 +121,7 @@ def _options(args: argparse.Namespace) -> SimulationOptions:
         max_instants=args.max_instants,
         api=_api(args),
         resume_after_preemption=args.resume_after_preemption,
+        queue_moves=args.debug_queue_moves,
     )
 
 
@@ -269,6 +270,11 @@ def _common(
         "--resume-after-preemption", action="store_true",
         help="checkpoint credit: a preempted workload, admitted again, runs only the time it had left "
         "(default: its full duration again)",
+    )
+    p.add_argument(
+        "--debug-queue-moves", action="store_true",
+        help="timeline: besides one requeue-run event per inadmissible-requeue run, a requeued event "
+        "for every workload it moved (internal queue bookkeeping; large)",
     )
     p.add_argument("--fair-sharing", action="store_true", help="Kueue configured with fairSharing (overrides --config)")
     p.add_argument(
