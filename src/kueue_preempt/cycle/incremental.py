@@ -38,6 +38,7 @@ from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.entry import Outcome
 from kueue_preempt.cycle.queues import ClusterQueueQueue, QueueState, ScanProgress, backoff_expired, requeue_blocked
 from kueue_preempt.cycle.selectors import selects
+from kueue_preempt.cycle.shapes import ShapeTable
 from kueue_preempt.cycle.status import Event, released_workload
 from kueue_preempt.cycle.step import (
     ClusterIndex,
@@ -122,8 +123,7 @@ class CycleState:
         self._order_keys: dict[str, tuple[int, int, str, str]] = {}
         # Per ClusterQueue, the heap of order keys of its active set (CycleBookkeeping._heap_head).
         self._heaps: dict[str, tuple[frozenset[str], list[tuple[int, int, str, str]]]] = {}
-        self._shapes: dict[str, Hashable] = {}
-        self._interned_shapes: dict[Hashable, Hashable] = {}
+        self._shapes = ShapeTable()
         # The memo tables every cycle of this state shares (gates, shared Assignment and
         # PodSetUsage values, resourceRequests per pod-set tuple): they live as long as it.
         self._memo = CycleMemo(config)
@@ -230,7 +230,7 @@ class CycleState:
         self.statuses.pop(key, None)
         self.progress.pop(key, None)
         self._order_keys.pop(key, None)
-        self._shapes.pop(key, None)
+        self._shapes.forget(key)
         self._requeue_blocked.pop(key, None)
         self._maybe_held.discard(key)
         if w is None:
@@ -358,7 +358,7 @@ class CycleState:
         cq = queue_in(self.c, workload)
         if cq is not None:
             self._heaps.pop(cq, None)  # its order key may have changed while it waits there
-        self._shapes.pop(workload.key, None)
+        self._shapes.forget(workload.key)
         self._sync(old, workload)
         return old
 
@@ -387,7 +387,6 @@ class CycleState:
             order_keys=self._order_keys,
             heaps=self._heaps,
             shapes=self._shapes,
-            interned_shapes=self._interned_shapes,
             active_queues=self._active,
             memo=self._memo,
         )

@@ -50,6 +50,7 @@ from kueue_preempt.cycle.order import classic_entry_order
 from kueue_preempt.cycle.queues import ClusterQueueQueue, PreemptorMarker, QueueState, ScanProgress
 from kueue_preempt.model.workload_writes import with_admission, with_status
 from kueue_preempt.cycle.selectors import selects
+from kueue_preempt.cycle.shapes import ShapeTable
 from kueue_preempt.cycle.status import (
     MSG_DEFERRED_FIT,
     MSG_NO_LONGER_FITS,
@@ -78,7 +79,7 @@ __all__ = [
 # kueue_preempt.cycle (not part of the library's API).
 
 _NO_STATUS = WorkloadStatus()
-_INTERN_LIMIT = 65536  # distinct SC-RQ-8 shapes kept interned per state (see CycleBookkeeping._shape)
+_INTERN_LIMIT = 65536  # distinct SC-RQ-8 shapes kept interned per state (see ShapeTable.trim)
 
 _IMMEDIATE = {
     QueueingStrategy.STRICT_FIFO: frozenset(r for r in RequeueReason if r is not RequeueReason.NAMESPACE_MISMATCH),
@@ -400,8 +401,7 @@ class CycleBookkeeping:
         config: CycleConfig,
         now: datetime,
         order_keys: dict[str, tuple[int, int, str, str]] | None = None,
-        shapes: dict[str, Hashable] | None = None,
-        interned_shapes: dict[Hashable, Hashable] | None = None,
+        shapes: ShapeTable | None = None,
         active_queues: Iterable[str] | None = None,
         heaps: dict[str, tuple[frozenset[str], list[tuple[int, int, str, str]]]] | None = None,
         memo: CycleMemo | None = None,
@@ -425,16 +425,11 @@ class CycleBookkeeping:
         self.statuses = statuses
         self.generations = generations
         self.order_keys: dict[str, tuple[int, int, str, str]] = {} if order_keys is None else order_keys
-        self.shapes: dict[str, Hashable] = {} if shapes is None else shapes
-        # One object per distinct shape (SC-RQ-8): every value of ``shapes`` comes from here,
-        # so the bulk move compares shapes by identity — a deep tuple compare per active key
-        # was most of its cost. The caller passing ``shapes`` must pass this table with it.
-        self.interned: dict[Hashable, Hashable] = {} if interned_shapes is None else interned_shapes
-        if len(self.interned) >= _INTERN_LIMIT:
-            # Bounded, and trimmed only between cycles: a cached shape must be the interned
-            # object of its value, so both tables are dropped together (they refill on demand).
-            self.interned.clear()
-            self.shapes.clear()
+        # SC-RQ-8's shape per key, one interned object per value, with the keys of each shape
+        # (the bulk move intersects them with the active set): the caller's when it keeps
+        # them across cycles. Bounded, trimmed only between cycles (here).
+        self.shapes: ShapeTable = ShapeTable() if shapes is None else shapes
+        self.shapes.trim(_INTERN_LIMIT)
         self.before_queues: dict[str, ClusterQueueQueue] = {}
         self.changed: set[str] = set()
         self.events: list[Event] = []
@@ -766,7 +761,7 @@ class CycleBookkeeping:
         self.workloads[w.key] = w
         if not same_order:
             self.order_keys.pop(w.key, None)  # SC-QO-1's key may read the new conditions
-            self.shapes.pop(w.key, None)
+            self.shapes.forget(w.key)
             # No queue heap holds this key in its set: a cycle rewrites heads (popped) and
             # victims (charged), never a workload waiting in an active set (see _heap_head).
         self.changed.add(w.key)
@@ -917,19 +912,14 @@ class CycleBookkeeping:
     def _bulk_move(self, q: ClusterQueueQueue, shape: Hashable) -> ClusterQueueQueue:
         """SC-RQ-8: park every active workload with the failed head's shape.
 
-        ``shape`` is interned (:meth:`_shape`), and so is every cached value: equal shapes are
-        the same object, and the test per active key is an identity test."""
+        ``shape`` is interned (:meth:`_shape`): the active keys of that shape are the active
+        set intersected with the table's keys of that shape, once every active key's shape is
+        cached — a set operation in C instead of a test per active key."""
         shapes, workloads = self.shapes, self.workloads
-        same_keys: list[str] = []
-        for k in q.active:  # the cached hash of :meth:`_shape`, inlined: this runs per active key
-            h = shapes.get(k)
-            if h is None:
-                if k not in workloads:
-                    continue
-                h = self._shape(k)
-            if h is shape:
-                same_keys.append(k)
-        same = frozenset(same_keys)
+        for k in shapes.uncached(q.active):
+            if k in workloads:
+                self._shape(k)
+        same = q.active & shapes.keys_of(shape)
         return q.with_sets(q.active - same, q.inadmissible | same, q.failed_hashes | {shape})
 
     def _shape(self, key: str) -> Hashable:
@@ -937,8 +927,7 @@ class CycleBookkeeping:
         one interned object of its value."""
         shape = self.shapes.get(key)
         if shape is None:
-            fresh = shape_hash(self.workloads[key], self.config)
-            shape = self.shapes[key] = self.interned.setdefault(fresh, fresh)
+            shape = self.shapes.put(key, shape_hash(self.workloads[key], self.config))
         return shape
 
     def _backoff_expired(self, w: Workload) -> bool:
