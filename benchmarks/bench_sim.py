@@ -26,13 +26,18 @@ seconds.
 
 Usage::
 
-    python benchmarks/bench_sim.py [--runs L-tier,large-scale] [--cqs 100] [--profile FILE] [--breakdown] [--out DIR]
+    python benchmarks/bench_sim.py [--runs L-tier,large-scale] [--cqs 100] [--profile FILE] [--breakdown] [--partitioned] [--out DIR]
 
 ``--cqs`` sets the ClusterQueues per cohort of the tier (100 = the L tier; fewer scale its
 admitted workloads and arrivals with it). ``--breakdown`` adds, per hot operation, its calls and
 seconds (nominations, their ``get_targets``, processing, requeues, head popping, requeue runs),
 the timeline's events by kind, and ``eventFloorSeconds``: the CPU time to build that many
-event objects and nothing else, measured right after the run. Writes ``<out>/sim.json`` and ``<out>/sim.md``.
+event objects and nothing else, measured right after the run. ``--partitioned`` runs the L tier
+as one simulation per root cohort (:func:`~kueue_preempt.sim.partition.simulate_partitioned`) on
+local worker processes (one per CPU) and adds ``partitions``: per partition its root, its
+ClusterQueues and the CPU seconds of its run measured inside its worker, so the critical path
+(``largestPartitionCpuSeconds``) shows on a machine with fewer cores than partitions;
+``cpuSeconds`` is then this process's own (splitting, shipping, merging) plus every partition's. Writes ``<out>/sim.json`` and ``<out>/sim.md``.
 Needs only the package (``PYTHONPATH=src``). Results: docs/performance.md, section Simulation.
 """
 
@@ -58,6 +63,8 @@ from kueue_preempt.sim.engine import SimulationResult
 from kueue_preempt.sim.arrivals.generate import ArrivalClass, GeneratorSpec, generate_arrivals
 from kueue_preempt.kperf.run import general_run
 from kueue_preempt.sim.run import simulate
+from kueue_preempt.sim.partition import simulate_partitioned
+from kueue_preempt.sweep.backends import LocalBackend
 from kueue_preempt.kperf.scenario import build_scenario, load_scenario
 from kueue_preempt.sim.output.timeline import Admitted, Arrived, Finished, Preempted, Released
 
@@ -369,6 +376,39 @@ def measure_l_tier(cqs: int, profile: str | None = None, breakdown: bool = False
     return row
 
 
+def measure_l_tier_partitioned(cqs: int, workers: int | None = None) -> dict[str, Any]:
+    """The L-tier run split by root cohort on ``workers`` local processes (default: one per
+    CPU): wall seconds, this process's CPU, each partition's CPU measured in its worker."""
+    state, dump, arrivals, build_s = l_tier_inputs(cqs)
+    name = ("L-tier" if cqs == 100 else f"L-tier/{cqs}") + "/partitioned"
+    w0, c0 = time.perf_counter(), time.process_time()
+    split = simulate_partitioned(state, dump, arrivals, mapper=LocalBackend(workers))
+    parent_cpu = time.process_time() - c0
+    partitions = [
+        {"root": p.root, "clusterQueues": len(p.cluster_queues), "cpuSeconds": round(p.cpu_seconds, 2),
+         "instants": p.instants, "cycles": p.cycles, "events": p.events}
+        for p in split.partitions
+    ]
+    row: dict[str, Any] = {
+        "run": name,
+        "clusterQueues": len(dump.cluster_queues),
+        "admittedAtStart": len(dump.holding_quota()),
+        "arrivals": len(arrivals.rows),
+        "wallSeconds": round(time.perf_counter() - w0, 2),
+        "cpuSeconds": round(parent_cpu + sum(p.cpu_seconds for p in split.partitions), 2),
+        "parentCpuSeconds": round(parent_cpu, 2),
+        "largestPartitionCpuSeconds": round(max((p.cpu_seconds for p in split.partitions), default=0.0), 2),
+        "workers": workers or os.cpu_count() or 1,
+        "loadAverage": round(os.getloadavg()[0], 2),
+        "buildSeconds": round(build_s, 2),
+    }
+    last = max(r.at for r in arrivals.rows)
+    nominal = sum(q.nominal for cq in dump.cluster_queues for q in cq.quotas.values())
+    row.update(figures(split.result, last, nominal))
+    row["partitions"] = partitions
+    return row
+
+
 def measure_large_scale(hashed: bool = False) -> dict[str, Any]:
     built = build_scenario(load_scenario(LARGE_SCALE))
     row, result = _timed("large-scale", len(built.queues), len(built.workloads), 0, lambda: general_run(built))
@@ -392,11 +432,16 @@ def main() -> None:
                         help="count and time the hot operations of the L-tier run, and measure its event floor")
     parser.add_argument("--event-hash", action="store_true",
                         help="add eventHash: sha256 of the timeline (after timing), to check that a change kept every event")
+    parser.add_argument("--partitioned", action="store_true",
+                        help="run the L tier split by root cohort on local worker processes; report each partition's CPU")
+    parser.add_argument("--workers", type=int, default=None, help="with --partitioned: worker processes (default: one per CPU)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     args = parser.parse_args()
     rows = []
     for name in args.runs.split(","):
-        if name == "L-tier":
+        if name == "L-tier" and args.partitioned:
+            row = measure_l_tier_partitioned(args.cqs, args.workers)
+        elif name == "L-tier":
             row = measure_l_tier(args.cqs, args.profile, args.breakdown, args.event_hash)
         elif name == "large-scale":
             row = measure_large_scale(args.event_hash)
