@@ -225,3 +225,11 @@ def test_summary_json_of_the_fixed_cluster_is_stable() -> None:
     split = simulate_partitioned(g.state, g.dump, g.arrivals)
     doc = json.dumps(_summary(split.result, g), sort_keys=True)
     assert '"preemptions": 1' in doc
+
+
+def test_a_cluster_without_cluster_queues_is_its_start_instant() -> None:
+    g = _fixed()
+    empty = attrs.evolve(g.dump, cluster_queues=(), local_queues=(), workloads=())
+    state = attrs.evolve(g.state, cluster_queues=(), local_queues=(), workloads=(), statuses={})
+    split = simulate_partitioned(state, empty, ArrivalsFile())
+    assert split.partitions == () and split.result == simulate(state, empty, ArrivalsFile())

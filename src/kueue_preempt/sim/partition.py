@@ -61,7 +61,7 @@ from kueue_preempt.sim.arrivals.resolve import resolve_arrivals
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler
 from kueue_preempt.sim.engine import CycleResult, SimulationOptions, SimulationResult, root_keys, run_simulation
 from kueue_preempt.sim.output.timeline import Event, Livelock
-from kueue_preempt.sim.run import with_policy
+from kueue_preempt.sim.run import simulate, with_policy
 
 __all__ = [
     "Mapper",
@@ -473,5 +473,8 @@ def simulate_partitioned(
     _check(dump, state, config, options, policy)
     resolved = resolve_arrivals(arrivals, dump)
     parts = partition_inputs(state, dump, resolved, config=with_policy(config, policy), options=options)
+    if not parts:
+        # No ClusterQueue, nothing to split: the whole run is its start instant alone.
+        return PartitionedResult(simulate(state, dump, arrivals, config=config, options=options, policy=policy), ())
     runs = (mapper or _InProcess()).map(run_partition, parts)
     return merge_partitions(runs, options)
