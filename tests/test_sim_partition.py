@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from kueue_preempt.cycle import CycleConfig, WorkloadStatus
@@ -62,6 +62,8 @@ def test_partitioned_equals_whole_event_for_event_per_workload(g: Generated, opt
     # The cycle cap counts one tree's pending workloads in a partition (documented): a run
     # that reaches it is not comparable from then on.
     assume(not whole.livelocks and not split.livelocks)
+    event(f"partitions: {len(split.partitions)}, flavors: {g.flavors}")
+    event("preemptions" if counts(whole.timeline).get("Preempted") else "no preemption")
     assert differences(whole.timeline, split.result.timeline) == []
     kinds, split_kinds = counts(whole.timeline), counts(split.result.timeline)
     for kind in ("Arrived", "Admitted", "Preempted", "Released", "Requeued", "Finished"):
@@ -69,7 +71,8 @@ def test_partitioned_equals_whole_event_for_event_per_workload(g: Generated, opt
     assert (split.result.instants, split.result.cycles, split.result.end) == (whole.instants, whole.cycles, whole.end)
     assert split.result.truncated == whole.truncated
     assert _summary(split.result, g) == _summary(whole, g)
-    assert sum(p.events for p in split.partitions) == len(split.result.timeline)
+    # Besides the partitions' events: the repeats of heads left failing, at the last instant.
+    assert len(split.result.timeline) >= sum(p.events for p in split.partitions)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)

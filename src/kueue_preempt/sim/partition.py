@@ -60,7 +60,7 @@ from kueue_preempt.sim.arrivals.model import Arrival, Arrivals, ArrivalsFile
 from kueue_preempt.sim.arrivals.resolve import resolve_arrivals
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler
 from kueue_preempt.sim.engine import CycleResult, SimulationOptions, SimulationResult, root_keys, run_simulation
-from kueue_preempt.sim.output.timeline import Event, Livelock
+from kueue_preempt.sim.output.timeline import Event, Inadmissible, Livelock
 from kueue_preempt.sim.run import simulate, with_policy
 
 __all__ = [
@@ -116,6 +116,12 @@ def _instant_cycles(value: Iterable[tuple[float, int]]) -> tuple[tuple[float, in
     return tuple(value)
 
 
+def _standing(
+    value: Iterable[tuple[float, Iterable[Inadmissible]]],
+) -> tuple[tuple[float, tuple[Inadmissible, ...]], ...]:
+    return tuple((t, tuple(events)) for t, events in value)
+
+
 @attrs.frozen
 class PartitionRun:
     """What one partition's event loop did: its result, the cycles it ran at each of its
@@ -126,6 +132,10 @@ class PartitionRun:
     result: SimulationResult
     instant_cycles: tuple[tuple[float, int], ...] = attrs.field(converter=_instant_cycles)
     cpu_seconds: float
+    standing: tuple[tuple[float, tuple[Inadmissible, ...]], ...] = attrs.field(default=(), converter=_standing)
+    """Per instant whose last cycle left failed heads in their active sets (a StrictFIFO head):
+    the ``inadmissible`` events of that cycle. Until the partition's next instant, every cycle
+    of the whole run attempts those heads again and writes the same events."""
 
 
 @attrs.frozen
@@ -361,15 +371,23 @@ def partition_inputs(
 
 
 class _CountingScheduler(CycleScheduler):
-    """The cycle scheduler, counting the cycles of each instant (for the merged ``cycles``)."""
+    """The cycle scheduler, counting the cycles of each instant (for the merged ``cycles``)
+    and keeping the heads the last cycle of each instant left pending in their active sets."""
 
     def __init__(self, cluster: ClusterState, config: CycleConfig) -> None:
         super().__init__(cluster, config)
         self.per_instant: dict[float, int] = {}
+        self.last_pending: dict[float, tuple[Inadmissible, ...]] = {}
 
     def cycle(self, now: float) -> CycleResult:
         self.per_instant[now] = self.per_instant.get(now, 0) + 1
-        return super().cycle(now)
+        result = super().cycle(now)
+        # The events the loop writes for this cycle's failed heads (engine: record); the last
+        # cycle of an instant is the quiescent one, whose failed heads stay in the active sets.
+        self.last_pending[now] = tuple(
+            Inadmissible(now, h.workload, h.cluster_queue, h.reason, h.message) for h in result.heads if h.pending
+        )
+        return result
 
 
 def run_partition(partition: Partition) -> PartitionRun:
@@ -383,7 +401,8 @@ def run_partition(partition: Partition) -> PartitionRun:
     result = run_simulation(scheduler, partition.dump, partition.arrivals, options=partition.options, progress=instants.append)
     cpu = time.process_time() - c0
     cycles = [(t, scheduler.per_instant.get(t, 0)) for t in instants]
-    return PartitionRun(partition.root, partition.cluster_queues, result, cycles, cpu)
+    standing = [(t, scheduler.last_pending[t]) for t in instants if scheduler.last_pending.get(t)]
+    return PartitionRun(partition.root, partition.cluster_queues, result, cycles, cpu, standing)
 
 
 # --------------------------------------------------------------------------- merge
@@ -391,6 +410,34 @@ def run_partition(partition: Partition) -> PartitionRun:
 
 def _event_time(e: Event) -> float:
     return e.t
+
+
+def _with_standing(run: PartitionRun, end: float) -> Iterable[Event]:
+    """A partition's timeline, and the ``inadmissible`` events the whole run writes for it at
+    its last instant ``end`` when the partition has none then but left heads failing in their
+    active sets: the cycles of ``end`` attempt them again, with the same outcome (SC-T-3). The
+    whole run writes them at every such cycle; these are the ones at ``end``, which decide
+    where the summary's span ends (SC-SIM-13 item 8)."""
+    last: tuple[Inadmissible, ...] = ()
+    for t, events in run.standing:
+        if t > end:
+            break
+        last = events
+    latest = max((t for t, _ in run.instant_cycles if t <= end), default=None)
+    standing_at = max((t for t, _ in run.standing if t <= end), default=None)
+    if latest is None or latest == end or standing_at != latest or not last:
+        return run.result.timeline
+    timeline = run.result.timeline
+    # The partition has no event at ``end`` (no instant there): the new events go between
+    # those before it and those after it (a run cut by max_instants may have some).
+    lo, hi = 0, len(timeline)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if timeline[mid].t <= end:
+            lo = mid + 1
+        else:
+            hi = mid
+    return (*timeline[:lo], *(attrs.evolve(e, t=end) for e in last), *timeline[lo:])
 
 
 def merge_partitions(runs: Sequence[PartitionRun], options: SimulationOptions = SimulationOptions()) -> PartitionedResult:
@@ -411,14 +458,15 @@ def merge_partitions(runs: Sequence[PartitionRun], options: SimulationOptions = 
         truncated = True
         times = times[:cap]
         cutoff = times[-1] if times else -1.0
-    timeline: Iterable[Event] = heapq.merge(*(r.result.timeline for r in runs), key=_event_time)
+    end = times[-1] if times else 0.0
+    timeline: Iterable[Event] = heapq.merge(*(_with_standing(r, end) for r in runs), key=_event_time)
     if cutoff is not None:
         limit = cutoff
         timeline = (e for e in timeline if e.t <= limit)
     merged = tuple(timeline)
     result = SimulationResult(
         timeline=merged,
-        end=times[-1] if times else 0.0,
+        end=end,
         instants=len(times),
         cycles=sum(per_time[t] for t in times),
         truncated=truncated,
