@@ -35,7 +35,8 @@ What differs, and is said in :class:`PartitionedResult`:
 * a head that stays in its active set without being admitted (a StrictFIFO head, SC-RQ-4) is
   attempted again at every cycle, so the whole run writes one more ``inadmissible`` event for
   it at every cycle other trees cause; a partition writes only those of its own cycles. The
-  repeats carry the same reason and message; no decision depends on them.
+  repeats carry the same reason and message; no decision depends on them. The merge writes
+  them at the run's last instant only, where they decide the summary's span (SC-SIM-13 item 8).
 """
 
 from __future__ import annotations
@@ -167,7 +168,9 @@ class PartitionedResult:
     whole run's instants); ``result.cycles`` adds, per such time, the most cycles any
     partition ran then (the whole run cycles until the busiest tree settles). ``truncated``:
     some partition was, or the merged instants passed ``max_instants`` (the timeline then
-    stops where the whole run would have stopped). ``end``: the last merged instant.
+    stops where the whole run would have stopped). ``end``: the last merged instant, where the
+    whole run's repeated ``inadmissible`` events of heads left failing in other partitions are
+    written too (the summary's span ends at the last event).
     """
 
     result: SimulationResult
