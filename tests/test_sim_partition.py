@@ -119,11 +119,16 @@ def _fixed() -> Generated:
                      {"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}]}},
         ]
 
-    def row(at: float, cq: str, name: str, cpu: int, duration: float = 10.0) -> ArrivalRow:
-        return ArrivalRow(at=at, duration=duration, template=f"{cq}/template", overrides=WorkloadOverrides(
-            name=name, pod_sets=(PodSetOverride(count=1, requests={"cpu": 1000 * cpu}),)))
+    # Namespace a also submits to solo: an arrival made from a's template, queued in another tree.
+    objects.append({"apiVersion": API, "kind": "LocalQueue", "metadata": {"name": "to-solo", "namespace": "a"},
+                    "spec": {"clusterQueue": "solo"}})
 
-    rows = [row(0, "a", "big", 4), row(0, "solo", "s1", 1), row(1, "solo", "s2", 1), row(2, "b", "own", 2), row(3, "a", "late", 1)]
+    def row(at: float, cq: str, name: str, cpu: int, duration: float = 10.0, queue: str | None = None) -> ArrivalRow:
+        return ArrivalRow(at=at, duration=duration, template=f"{cq}/template", overrides=WorkloadOverrides(
+            name=name, queue_name=queue, pod_sets=(PodSetOverride(count=1, requests={"cpu": 1000 * cpu}),)))
+
+    rows = [row(0, "a", "big", 4), row(0, "solo", "s1", 1), row(1, "solo", "s2", 1), row(2, "b", "own", 2), row(3, "a", "late", 1),
+            row(4, "a", "cross", 1, queue="to-solo")]
     state, dump = cluster_state_from_objects([RawObject("fixed", i + 1, o) for i, o in enumerate(objects)])
     return Generated(state, dump, ArrivalsFile(rows=rows), 1)
 
@@ -135,6 +140,9 @@ def test_the_fixed_cluster_has_two_partitions_and_equals_the_whole_run() -> None
     assert [p.root for p in split.partitions] == ["ClusterQueue/solo", "Cohort/left"]
     assert [p.cluster_queues for p in split.partitions] == [("solo",), ("a", "b")]
     assert counts(whole.timeline)["Preempted"] == 1  # "own" reclaims b's quota from "big"
+    cross = [e for e in split.result.timeline if e.workload == "a/cross"]  # type: ignore[union-attr]
+    assert [type(e).__name__ for e in cross][:1] == ["Arrived"] and cross[0].cluster_queue == "solo"  # type: ignore[union-attr]
+    assert "Admitted" in [type(e).__name__ for e in cross]
     assert differences(whole.timeline, split.result.timeline) == []
     assert _summary(split.result, g) == _summary(whole, g)
     # The whole run repeats s2's inadmissible event at every cycle the other tree causes

@@ -24,8 +24,11 @@ tree), the reference controllers (a controller reacts at the *next* instant, and
 instant of the whole run may be another tree's), cohort cycles (SC-ST-4), a workload holding
 quota in a ClusterQueue the dump does not have, and — with ``FlavorFungibility`` and
 ``FlavorFungibilityPreserveScanProgress`` on — a ClusterQueue with more than one flavor for a
-resource: SC-FR-3 keeps a workload's scan progress while the *global* cycle counter advanced
-by at most one, and the cycles of other trees advance it.
+resource together with a workload SC-RQ-2 holds back from requeueing: SC-FR-3 keeps a
+workload's scan progress while the *global* cycle counter advanced by at most one, and the
+cycles of other trees advance it. Only a held-back workload can sit parked with an unfinished
+scan; any other one is in its active set (SC-FR-6) and attempted at the next cycle of its
+tree, which is the next cycle of the whole run too.
 
 What differs, and is said in :class:`PartitionedResult`:
 
@@ -43,7 +46,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
+from typing import Callable, Iterable, Protocol, Sequence, TypeVar
 
 import attrs
 
@@ -52,7 +55,7 @@ from kueue_preempt.cycle import ClusterState, CycleConfig
 from kueue_preempt.cycle.cluster import cyclic_cohorts
 from kueue_preempt.cycle.queues import requeue_blocked
 from kueue_preempt.errors import ConfigurationError, InvalidArgument
-from kueue_preempt.io import ClusterDump, ManifestError
+from kueue_preempt.io import ClusterDump, LoadedWorkload, ManifestError
 from kueue_preempt.model import Workload
 from kueue_preempt.model.queues import cohort_parents, root_cohort
 from kueue_preempt.model.workload_writes import with_spec_pod_sets
@@ -296,7 +299,7 @@ def partition_inputs(
     lq_root = {q.key: roots.get(q.cluster_queue) for q in dump.local_queues}
 
     # The dump, for the loop: its pending workloads by their LocalQueue, charged ones by ClusterQueue.
-    dump_workloads: dict[str, list[Any]] = {r: [] for r in trees}
+    dump_workloads: dict[str, list[LoadedWorkload]] = {r: [] for r in trees}
     for lw in dump.workloads:
         root: str | None = None
         if lw.holds_quota:
