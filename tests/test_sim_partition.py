@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable, Sequence, TypeVar
 
 import attrs
 import pytest
@@ -36,6 +36,9 @@ from kueue_preempt.sim.partition import (
 from kueue_preempt.sim.run import simulate
 from kueue_preempt.sweep import LocalBackend
 from sim_partition_cluster import API, Generated, clusters, counts, differences, per_workload
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 _SETTINGS = settings(max_examples=70, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
@@ -244,3 +247,23 @@ def test_a_cluster_without_cluster_queues_is_its_start_instant() -> None:
     state = attrs.evolve(g.state, cluster_queues=(), local_queues=(), workloads=(), statuses={})
     split = simulate_partitioned(state, empty, ArrivalsFile())
     assert split.partitions == () and split.result == simulate(state, empty, ArrivalsFile())
+
+
+class _Recording:
+    """A mapper that records the order it was given the partitions in."""
+
+    def __init__(self) -> None:
+        self.roots: list[str] = []
+
+    def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+        self.roots += [getattr(item, "root") for item in items]
+        return [fn(item) for item in items]
+
+
+def test_the_largest_partition_is_handed_out_first_and_the_result_keeps_partition_order() -> None:
+    g = _fixed()
+    mapper = _Recording()
+    split = simulate_partitioned(g.state, g.dump, g.arrivals, mapper=mapper)
+    assert mapper.roots == ["Cohort/left", "ClusterQueue/solo"]  # 3 arrivals and 2 workloads, against 3 and 1
+    assert [p.root for p in split.partitions] == ["ClusterQueue/solo", "Cohort/left"]
+    assert split.result == simulate_partitioned(g.state, g.dump, g.arrivals).result

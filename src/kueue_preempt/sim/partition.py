@@ -530,5 +530,11 @@ def simulate_partitioned(
     if not parts:
         # No ClusterQueue, nothing to split: the whole run is its start instant alone.
         return PartitionedResult(simulate(state, dump, arrivals, config=config, options=options, policy=policy), ())
-    runs = (mapper or _InProcess()).map(run_partition, parts)
+    # The largest first (by workloads and arrivals): a pool that hands out work in order then
+    # keeps its workers busy to the end instead of starting the longest run last.
+    order = sorted(range(len(parts)), key=lambda i: -(len(parts[i].arrivals.arrivals) + len(parts[i].state.workloads)))
+    done = (mapper or _InProcess()).map(run_partition, [parts[i] for i in order])
+    runs: list[PartitionRun] = [done[0]] * len(parts)
+    for i, run in zip(order, done):
+        runs[i] = run
     return merge_partitions(runs, options)
