@@ -15,6 +15,7 @@ from kueue_preempt.cycle import CycleConfig, WorkloadStatus
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.io import RawObject
 from kueue_preempt.model import Cohort
+from kueue_preempt.model.config import FairSharingConfig
 from kueue_preempt.io.cycle_state import cluster_state_from_objects
 from kueue_preempt.policies.boost import ThresholdBoostConfig
 from kueue_preempt.policies.settings import PolicySettings
@@ -54,14 +55,20 @@ def _summary(result: SimulationResult, g: Generated, until: float | None = None)
     return summary_json(summarize(result.timeline, dump=g.dump, until=until), series=True)
 
 
+CONFIGS = (CycleConfig(), CycleConfig.of(fair_sharing=FairSharingConfig()))
+
+
 @_SETTINGS
-@given(clusters(), options_st)
-def test_partitioned_equals_whole_event_for_event_per_workload(g: Generated, options: SimulationOptions) -> None:
+@given(clusters(), options_st, st.sampled_from(CONFIGS))
+def test_partitioned_equals_whole_event_for_event_per_workload(
+    g: Generated, options: SimulationOptions, config: CycleConfig
+) -> None:
     """Several root cohorts (nested cohorts, cohort-less ClusterQueues), one or two flavors
     per resource with Kueue's default gates (FlavorFungibilityPreserveScanProgress on),
-    preemption policies, StrictFIFO and BestEffortFIFO, admitted workloads at the start."""
-    whole = simulate(g.state, g.dump, g.arrivals, options=options)
-    split = simulate_partitioned(g.state, g.dump, g.arrivals, options=options)
+    preemption policies, StrictFIFO and BestEffortFIFO, admitted workloads at the start;
+    classic preemption or fair sharing."""
+    whole = simulate(g.state, g.dump, g.arrivals, config=config, options=options)
+    split = simulate_partitioned(g.state, g.dump, g.arrivals, config=config, options=options)
     # The cycle cap counts one tree's pending workloads in a partition (documented): a run
     # that reaches it is not comparable from then on.
     assume(not whole.livelocks and not split.livelocks)
