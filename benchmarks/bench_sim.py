@@ -26,17 +26,24 @@ seconds.
 
 Usage::
 
-    python benchmarks/bench_sim.py [--runs L-tier,large-scale] [--cqs 100] [--profile FILE] [--breakdown] [--event-hash] [--queue-moves] [--out DIR]
+    python benchmarks/bench_sim.py [--runs L-tier,large-scale] [--cqs 100] [--profile FILE] [--breakdown]
+                                   [--event-hash] [--queue-moves] [--partitioned [--workers N]] [--out DIR]
 
 ``--event-hash`` adds ``eventHash`` (the whole timeline) and ``decisionHash`` (the timeline without the
 inadmissible-requeue moves: equal with and without ``--queue-moves``, and across the change that made
-those moves one ``requeue-run`` event per run).
+those moves one ``requeue-run`` event per run) and ``workloadHash`` (each workload's events in order,
+workloads by key: equal for the run split by root cohort with ``--partitioned``).
 
 ``--cqs`` sets the ClusterQueues per cohort of the tier (100 = the L tier; fewer scale its
 admitted workloads and arrivals with it). ``--breakdown`` adds, per hot operation, its calls and
 seconds (nominations, their ``get_targets``, processing, requeues, head popping, requeue runs),
 the timeline's events by kind, and ``eventFloorSeconds``: the CPU time to build that many
-event objects and nothing else, measured right after the run. Writes ``<out>/sim.json`` and ``<out>/sim.md``.
+event objects and nothing else, measured right after the run. ``--partitioned`` runs the L tier
+as one simulation per root cohort (:func:`~kueue_preempt.sim.partition.simulate_partitioned`) on
+local worker processes (one per CPU) and adds ``partitions``: per partition its root, its
+ClusterQueues and the CPU seconds of its run measured inside its worker, so the critical path
+(``largestPartitionCpuSeconds``) shows on a machine with fewer cores than partitions;
+``cpuSeconds`` is then this process's own (splitting, shipping, merging) plus every partition's. Writes ``<out>/sim.json`` and ``<out>/sim.md``.
 Needs only the package (``PYTHONPATH=src``). Results: docs/performance.md, section Simulation.
 """
 
@@ -62,6 +69,8 @@ from kueue_preempt.sim.engine import SimulationOptions, SimulationResult
 from kueue_preempt.sim.arrivals.generate import ArrivalClass, GeneratorSpec, generate_arrivals
 from kueue_preempt.kperf.run import general_run
 from kueue_preempt.sim.run import simulate
+from kueue_preempt.sim.partition import simulate_partitioned
+from kueue_preempt.sweep.backends import LocalBackend
 from kueue_preempt.kperf.scenario import build_scenario, load_scenario
 from kueue_preempt.sim.output.timeline import Admitted, Arrived, Finished, Preempted, Released
 
@@ -394,6 +403,62 @@ def measure_l_tier(
     if hashed:
         row["eventHash"] = event_hash(result)
         row["decisionHash"] = decision_hash(result)
+        row["workloadHash"] = workload_hash(result)
+    return row
+
+
+def workload_hash(result: SimulationResult) -> str:
+    """sha256 of the timeline per workload: each workload's events in their order (workloads by
+    key), then the events without a workload (requeue runs, livelocks) sorted. Equal for a run
+    and the same run split by root cohort, whose merge orders one instant's events by partition."""
+    per: dict[str, list[str]] = {}
+    other: list[str] = []
+    for e in result.timeline:
+        key = getattr(e, "workload", None)
+        if isinstance(key, str):
+            per.setdefault(key, []).append(repr(e))
+        else:
+            other.append(repr(e))
+    digest = hashlib.sha256()
+    for key in sorted(per):
+        digest.update(("\n".join(per[key]) + "\n").encode())
+    for line in sorted(other):
+        digest.update((line + "\n").encode())
+    return digest.hexdigest()
+
+
+def measure_l_tier_partitioned(cqs: int, workers: int | None = None, hashed: bool = False) -> dict[str, Any]:
+    """The L-tier run split by root cohort on ``workers`` local processes (default: one per
+    CPU): wall seconds, this process's CPU, each partition's CPU measured in its worker."""
+    state, dump, arrivals, build_s = l_tier_inputs(cqs)
+    name = ("L-tier" if cqs == 100 else f"L-tier/{cqs}") + "/partitioned"
+    w0, c0 = time.perf_counter(), time.process_time()
+    split = simulate_partitioned(state, dump, arrivals, mapper=LocalBackend(workers))
+    parent_cpu = time.process_time() - c0
+    partitions = [
+        {"root": p.root, "clusterQueues": len(p.cluster_queues), "cpuSeconds": round(p.cpu_seconds, 2),
+         "instants": p.instants, "cycles": p.cycles, "events": p.events}
+        for p in split.partitions
+    ]
+    row: dict[str, Any] = {
+        "run": name,
+        "clusterQueues": len(dump.cluster_queues),
+        "admittedAtStart": len(dump.holding_quota()),
+        "arrivals": len(arrivals.rows),
+        "wallSeconds": round(time.perf_counter() - w0, 2),
+        "cpuSeconds": round(parent_cpu + sum(p.cpu_seconds for p in split.partitions), 2),
+        "parentCpuSeconds": round(parent_cpu, 2),
+        "largestPartitionCpuSeconds": round(max((p.cpu_seconds for p in split.partitions), default=0.0), 2),
+        "workers": workers or os.cpu_count() or 1,
+        "loadAverage": round(os.getloadavg()[0], 2),
+        "buildSeconds": round(build_s, 2),
+    }
+    last = max(r.at for r in arrivals.rows)
+    nominal = sum(q.nominal for cq in dump.cluster_queues for q in cq.quotas.values())
+    row.update(figures(split.result, last, nominal))
+    row["partitions"] = partitions
+    if hashed:
+        row["workloadHash"] = workload_hash(split.result)
     return row
 
 
@@ -423,11 +488,16 @@ def main() -> None:
                         help="add eventHash: sha256 of the timeline (after timing), to check that a change kept every event")
     parser.add_argument("--queue-moves", action="store_true",
                         help="run the L tier with SimulationOptions(queue_moves=True): one requeued event per workload a requeue run moves")
+    parser.add_argument("--partitioned", action="store_true",
+                        help="run the L tier split by root cohort on local worker processes; report each partition's CPU")
+    parser.add_argument("--workers", type=int, default=None, help="with --partitioned: worker processes (default: one per CPU)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     args = parser.parse_args()
     rows = []
     for name in args.runs.split(","):
-        if name == "L-tier":
+        if name == "L-tier" and args.partitioned:
+            row = measure_l_tier_partitioned(args.cqs, args.workers, args.event_hash)
+        elif name == "L-tier":
             row = measure_l_tier(args.cqs, args.profile, args.breakdown, args.event_hash, args.queue_moves)
         elif name == "large-scale":
             row = measure_large_scale(args.event_hash)

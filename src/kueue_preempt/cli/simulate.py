@@ -37,6 +37,7 @@ from kueue_preempt.sim.output.plots import PLOT_FORMATS, write_plots
 from kueue_preempt.sim.progress import ProgressBar
 from kueue_preempt.sim.output.report import summary_json, summary_table
 from kueue_preempt.sim.run import simulate
+from kueue_preempt.sim.partition import PartitionedResult, partition_refusal, simulate_partitioned
 from kueue_preempt.sim.output.timeline import write_timeline
 from kueue_preempt.policies.boost import ThresholdBoostConfig, TimeSharingConfig
 from kueue_preempt.policies.settings import PolicySettings
@@ -136,8 +137,14 @@ def _arrivals(args: argparse.Namespace) -> ArrivalsFile:
     return load_arrivals(args.arrivals)
 
 
+def _partitioned(args: argparse.Namespace) -> bool:
+    return bool(args.workers or args.dask or args.dask_local)
+
+
 def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
     if args.scenario:
+        if _partitioned(args):
+            raise ConfigurationError("--workers/--dask/--dask-local split an --arrivals simulation by root cohort, not a --scenario run")
         return scenario_command(args)
     if not args.arrivals:
         raise ConfigurationError("simulate needs --arrivals FILE (with DUMP files, or none to read the cluster), or --scenario FILE")
@@ -146,11 +153,26 @@ def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
     file = _arrivals(args)
     resolve_arrivals(file, dump)  # every row checked before anything runs
     options = _options(args)
-    last = max((r.at for r in file.rows), default=0.0)
-    with ProgressBar(options.until if options.until is not None else last) as bar:
-        result = simulate(
-            state, dump, file, config=_cycle_config(args), options=options, policy=_policy(args), progress=bar.update
-        )
+    split: PartitionedResult | None = None
+    if _partitioned(args):
+        config, policy = _cycle_config(args), _policy(args)
+        # Refused before any worker starts (a Dask cluster takes seconds to come up).
+        why = partition_refusal(dump, state, config=config, options=options, policy=policy)
+        if why is not None:
+            raise ConfigurationError(f"cannot split the simulation by root cohort (--workers/--dask/--dask-local): {why}")
+        backend, ctx = _backend(args)
+        try:
+            split = simulate_partitioned(state, dump, file, config=config, options=options, policy=policy, mapper=backend)
+        finally:
+            if ctx is not None:
+                ctx.__exit__(None, None, None)
+        result = split.result
+    else:
+        last = max((r.at for r in file.rows), default=0.0)
+        with ProgressBar(options.until if options.until is not None else last) as bar:
+            result = simulate(
+                state, dump, file, config=_cycle_config(args), options=options, policy=_policy(args), progress=bar.update
+            )
     if args.timeline:
         write_timeline(result.timeline, args.timeline)
     if args.plots:
@@ -165,6 +187,20 @@ def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
             "events": len(result.timeline),
             "summary": summary_json(summary, series=args.series),
         }
+        if split is not None:
+            doc["partitions"] = [
+                {
+                    "root": p.root,
+                    "clusterQueues": list(p.cluster_queues),
+                    "instants": p.instants,
+                    "cycles": p.cycles,
+                    "events": p.events,
+                    "livelocks": p.livelocks,
+                    "truncated": p.truncated,
+                    "cpuSeconds": round(p.cpu_seconds, 3),
+                }
+                for p in split.partitions
+            ]
         if result.api is not None and options.api is not None:
             doc["api"] = {
                 "qps": options.api.qps,
@@ -175,6 +211,12 @@ def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
             }
         return code, json.dumps(doc, indent=2) + "\n"
     head = f"{len(file.rows)} arrivals, {result.instants} instants, {result.cycles} cycles, {len(result.timeline)} events\n"
+    if split is not None:
+        largest = max(split.partitions, key=lambda p: p.cpu_seconds, default=None)
+        head += f"split by root cohort: {len(split.partitions)} partitions"
+        if largest is not None:
+            head += f", the largest ({largest.root}) {number_text(largest.cpu_seconds, 3)} CPU s"
+        head += "\n"
     if result.api is not None and options.api is not None:
         head += (
             f"API {number_text(options.api.qps, 6)} qps, burst {options.api.burst}: {result.api.requests} requests "
@@ -317,6 +359,13 @@ def add_sim_parsers(
     sim.add_argument("--series", action="store_true", help="-o json: include usage and DRS over time")
     add_api_arguments(sim)
     add_scenario_arguments(sim)
+    _where(
+        sim,
+        "split the simulation by root cohort (and cohort-less ClusterQueue) and run the parts on N local "
+        "worker processes; the merged result is the one-process run's (docs/simulation.md says what cannot be split)",
+        "split it by root cohort and run the parts on the Dask scheduler at ADDRESS ([dask] extra)",
+        "split it by root cohort and run the parts on a local Dask cluster of N worker processes",
+    )
     sim.set_defaults(func=simulate_command)
 
     sweep = sub.add_parser(
@@ -333,8 +382,14 @@ def add_sim_parsers(
         help="a table column, repeatable (default: the whole-cluster figures " + ", ".join(DEFAULT_METRICS) + "); "
         "per ClusterQueue or cohort: NODE.wait.p50|p90|p99, NODE.preemptions, NODE.utilization.FLAVOR/RESOURCE",
     )
-    where = sweep.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=_count, metavar="N", help="local worker processes (default: one per CPU)")
-    where.add_argument("--dask", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS")
-    where.add_argument("--dask-local", type=_count, metavar="N", help="start a local Dask cluster of N worker processes")
+    _where(sweep, "local worker processes (default: one per CPU)", "run on the Dask scheduler at ADDRESS",
+           "start a local Dask cluster of N worker processes")
     sweep.set_defaults(func=sweep_command)
+
+
+def _where(p: argparse.ArgumentParser, workers: str, dask: str, dask_local: str) -> None:
+    """``--workers`` / ``--dask`` / ``--dask-local``: where runs execute (one of them)."""
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=_count, metavar="N", help=workers)
+    where.add_argument("--dask", metavar="ADDRESS", help=dask)
+    where.add_argument("--dask-local", type=_count, metavar="N", help=dask_local)

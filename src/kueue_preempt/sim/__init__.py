@@ -6,6 +6,7 @@
 * :mod:`~kueue_preempt.sim.cycle_scheduler` — that ``Scheduler`` on ``schedule_cycle``;
 * :mod:`~kueue_preempt.sim.controllers` — the boost and cost controllers between instants;
 * :mod:`~kueue_preempt.sim.run` — one simulation from its inputs, and a sweep's evaluation;
+* :mod:`~kueue_preempt.sim.partition` — one simulation split by root cohort (SC-IN-2), merged;
 * :mod:`~kueue_preempt.sim.output.timeline` — timeline events and their JSONL form;
 * :mod:`~kueue_preempt.sim.output.metrics` / :mod:`~kueue_preempt.sim.output.report` — the summary computed
   from a timeline (SC-SIM-13 item 8), as JSON or a table;

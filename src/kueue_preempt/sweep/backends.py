@@ -1,4 +1,6 @@
-"""Where a sweep's runs execute: local worker processes, or an existing Dask cluster.
+"""Where a sweep's runs (or the partitions of one simulation split by root cohort,
+:func:`kueue_preempt.sim.partition.simulate_partitioned`) execute: local worker processes,
+or an existing Dask cluster.
 
 A backend maps a picklable function over items and returns the results **in input order**,
 so a sweep's output does not depend on where or in which order its runs finished — the same
@@ -53,7 +55,7 @@ def _distributed() -> Any:
     try:
         import distributed
     except ImportError:
-        raise ExtraUnavailable("running a sweep on Dask", "dask", "dask[distributed]") from None
+        raise ExtraUnavailable("running on Dask (a sweep, or a simulation split by root cohort)", "dask", "dask[distributed]") from None
     return distributed
 
 
