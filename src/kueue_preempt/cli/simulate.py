@@ -138,6 +138,8 @@ def _arrivals(args: argparse.Namespace) -> ArrivalsFile:
 def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
     if args.scenario:
         return scenario_command(args)
+    if args.head_order_seed is not None or args.seeds is not None:
+        raise ConfigurationError("--head-order-seed and --seeds need --scenario")
     if not args.arrivals:
         raise ConfigurationError("simulate needs --arrivals FILE (with DUMP files, or none to read the cluster), or --scenario FILE")
     state, dump = cluster_state_of(args)
