@@ -68,8 +68,8 @@ def add_scenario_arguments(sim: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--seeds", type=_seeds, metavar="N",
-        help="run N times with head-order seeds S..S+N-1 (S: --head-order-seed, default 0) and print each figure's "
-        "mean [min - max] over the runs",
+        help="run N times, with the head-order seeds S, S+1, ... (S: --head-order-seed, default 0), and print "
+        "each figure's mean [min - max] over the runs",
     )
 
 
