@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from kueue_preempt.cycle import ClusterQueueSettings, ClusterState, CycleConfig, LocalQueue, schedule_cycle
+from kueue_preempt.cycle import ClusterQueueSettings, ClusterState, CycleConfig, CycleState, LocalQueue, schedule_cycle
 from kueue_preempt.cycle.queueing import queue_order_key
 from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.model import ClusterQueue, ClusterQueuePreemption, ResourceQuota, Workload
@@ -162,6 +162,14 @@ def test_head_order_seed_breaks_a_full_tie_by_seed_and_none_keeps_name_order() -
     assert _admitted(c, None) == ("ns/wa",)
     assert [_admitted(c, s) for s in (0, 1, 2, 4)] == [("ns/wa",), ("ns/wa",), ("ns/wb",), ("ns/wb",)]
     assert _admitted(c, 2) == ("ns/wb",)
+
+
+def test_incremental_state_draws_the_same_head_order() -> None:
+    """The simulator's incremental CycleState numbers its cycles as schedule_cycle does, so a
+    seed gives the same cycle on both paths."""
+    for seed, winner in ((None, "ns/wa"), (0, "ns/wa"), (2, "ns/wb"), (4, "ns/wb")):
+        state = CycleState(_two_queues_one_room(), None, CycleConfig(head_order_seed=seed))
+        assert state.cycle(NOW).admitted == (winner,)
 
 
 def test_head_order_seed_leaves_an_ordered_entry_first() -> None:
