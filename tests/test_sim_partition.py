@@ -209,6 +209,7 @@ def test_worker_processes_give_the_in_process_result() -> None:
         ({"options": SimulationOptions(api=ApiModel(qps=50.0, burst=100))}, "API-throughput model"),
         ({"policy": PolicySettings(cost_base=1)}, "reference controller"),
         ({"policy": PolicySettings(boost=ThresholdBoostConfig())}, "--boost"),
+        ({"config": CycleConfig(head_order_seed=3)}, "seeded head order"),
     ],
 )
 def test_what_couples_the_trees_is_refused(kwargs: dict[str, Any], words: str) -> None:

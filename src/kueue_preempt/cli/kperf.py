@@ -22,8 +22,9 @@ from kueue_preempt.sim.api_model import ApiModel
 from kueue_preempt.kperf.config import load_scenario_settings
 from kueue_preempt.kperf.summary import ADMISSION_TIMES, summary_json, summary_table
 from kueue_preempt.kperf.run import ScenarioOptions, run_scenario
+from kueue_preempt.kperf.seeds import MAX_SEEDS, run_seeds, spread_json, spread_table
 from kueue_preempt.sim.progress import ProgressBar
-from kueue_preempt.kperf.scenario import build_scenario, load_scenario
+from kueue_preempt.kperf.scenario import BuiltScenario, build_scenario, load_scenario
 from kueue_preempt.sim.api_model import ApiStats
 from kueue_preempt.sim.throughput import MAX_QPS, MIN_QPS, ApiLimits
 from kueue_preempt.sim.output.timeline import write_timeline
@@ -33,6 +34,8 @@ __all__ = ["add_api_arguments", "add_scenario_arguments", "api_limits", "scenari
 
 _qps = float_flag(MIN_QPS, MAX_QPS, "a number of requests per second")
 _burst = int_flag(1, INT32_MAX)
+_seed = int_flag(0, INT32_MAX)
+_seeds = int_flag(1, MAX_SEEDS)
 
 
 def add_api_arguments(sim: argparse.ArgumentParser) -> None:
@@ -57,6 +60,16 @@ def add_scenario_arguments(sim: argparse.ArgumentParser) -> None:
         help="time to admission as Kueue's runner measured it: observed (default; it saw Admitted, minus its first "
         "event of the workload: what Kueue's range files were calibrated with) or decision (the Admitted "
         "condition's time minus creationTimestamp, whole seconds)",
+    )
+    g.add_argument(
+        "--head-order-seed", type=_seed, metavar="S",
+        help="list each cycle's heads in a random order drawn from seed S, as Kueue's map order is (default: by "
+        "ClusterQueue name); with --seeds, the first seed",
+    )
+    g.add_argument(
+        "--seeds", type=_seeds, metavar="N",
+        help="run N times, with the head-order seeds S, S+1, ... (S: --head-order-seed, default 0), and print "
+        "each figure's mean [min - max] over the runs",
     )
 
 
@@ -90,8 +103,11 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
         inadmissible_requeue_delay=args.requeue_delay,
         until=args.until,
         admission_time=args.admission_time,
+        head_order_seed=args.head_order_seed,
     )
     built = build_scenario(load_scenario(args.scenario))
+    if args.seeds is not None:
+        return _seeds_command(args, built, options)
     # The bar runs to the last creation (or --until); the API model's tail comes after it.
     last = max((w.at_ms for w in built.workloads), default=0) / 1000.0
     with ProgressBar(args.until if args.until is not None else last) as bar:
@@ -131,3 +147,18 @@ def scenario_command(args: argparse.Namespace) -> tuple[int, str]:
         f"{api_text}, {api.requests} API requests ({api.delayed} delayed)\n\n"
     )
     return 0, head + summary_table(run.summary)
+
+
+def _seeds_command(args: argparse.Namespace, built: BuiltScenario, options: ScenarioOptions) -> tuple[int, str]:
+    """``--seeds N``: the scenario once per head-order seed, the mean and spread of the summary."""
+    if args.timeline or args.plots:
+        raise ConfigurationError("--seeds: --timeline and --plots show one run; give --head-order-seed instead")
+    first = args.head_order_seed if args.head_order_seed is not None else 0
+    with ProgressBar(float(args.seeds), label="runs") as bar:
+        runs, spread = run_seeds(built, options, args.seeds, first=first, progress=lambda i, _: bar.update(i + 1.0))
+    if args.output == "json":
+        doc = spread_json(spread)
+        doc["runs"] = [summary_json(r.summary) for r in runs]
+        return 0, json.dumps(doc, indent=2) + "\n"
+    head = f"{len(built.queues)} ClusterQueues, {len(built.workloads)} workloads\n"
+    return 0, head + spread_table(spread)

@@ -146,6 +146,8 @@ def simulate_command(args: argparse.Namespace) -> tuple[int, str]:
         if _partitioned(args):
             raise ConfigurationError("--workers/--dask/--dask-local split an --arrivals simulation by root cohort, not a --scenario run")
         return scenario_command(args)
+    if args.head_order_seed is not None or args.seeds is not None:
+        raise ConfigurationError("--head-order-seed and --seeds need --scenario")
     if not args.arrivals:
         raise ConfigurationError("simulate needs --arrivals FILE (with DUMP files, or none to read the cluster), or --scenario FILE")
     state, dump = cluster_state_of(args)

@@ -13,9 +13,15 @@ from typing import Mapping
 
 import attrs
 
+from kueue_preempt.errors import ConfigurationError
 from kueue_preempt.model.config import FairSharingConfig, FeatureGates, PreemptionConfig
 
 __all__ = ["CycleConfig"]
+
+
+def _seed(inst: object, attr: attrs.Attribute[int | None], value: int | None) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ConfigurationError(f"CycleConfig.{attr.name}: must be None or an integer >= 0, got {value!r:.40}")
 
 
 @attrs.frozen
@@ -30,6 +36,13 @@ class CycleConfig:
 
     preemption: PreemptionConfig = attrs.field(factory=PreemptionConfig)
     ignore_undeclared_resources: bool = False
+    head_order_seed: int | None = attrs.field(default=None, validator=_seed)
+    """``None`` (the default): a cycle lists its heads in ClusterQueue-name order (SC-CY-2 [D]),
+    so heads equal on every SC-ORD-1 criterion go by name (SC-ORD-2). An integer: each
+    cycle's heads are shuffled by a generator seeded with (this seed, the cycle number) before
+    the stable entry sort — Kueue's heads come from a Go map, in a random order every cycle,
+    and its unstable sort leaves full ties in no defined order. Same seed, same run
+    (decision kp-n)."""
 
     @classmethod
     def of(

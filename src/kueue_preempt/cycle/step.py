@@ -9,6 +9,7 @@ passed in is mutated; the only mutable object is the cycle-local quota snapshot 
 from __future__ import annotations
 
 import heapq
+import random
 from datetime import datetime
 from typing import Hashable, Iterable, Mapping
 
@@ -474,6 +475,10 @@ class CycleBookkeeping:
                 and marker.generation == self.c.status(head).generation
             )
             heads.append(Entry(workload=w, cluster_queue=name, is_preemptor=is_preemptor))
+        seed = self.config.head_order_seed
+        if seed is not None:
+            # Kueue's map order: a fresh random order every cycle, reproducible per (seed, cycle).
+            random.Random(f"{seed}/{self.number}").shuffle(heads)
         return heads
 
     def _head(self, q: ClusterQueueQueue, name: str) -> str | None:

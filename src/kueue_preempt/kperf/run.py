@@ -72,6 +72,10 @@ class ScenarioOptions:
     """The summary cuts creation times to whole seconds, as Kubernetes stores ``creationTimestamp``."""
     until: float | None = attrs.field(default=None, validator=_optional_until)
     """Stop after this simulated time (seconds); default: when everything finished."""
+    head_order_seed: int | None = None
+    """:attr:`CycleConfig.head_order_seed <kueue_preempt.cycle.CycleConfig.head_order_seed>`:
+    ``None`` lists each cycle's heads by ClusterQueue name (``SC-CY-2``); a seed shuffles them
+    per cycle as Kueue's map order does (validated there)."""
     admission_time: str = attrs.field(default="observed", validator=_admission_time)
     """The summary's definition of time to admission (``observed``, the runner's observation,
     which Kueue's range files were calibrated with; or ``decision``, the ``Admitted``
@@ -107,7 +111,10 @@ def run_scenario(
     sim = SimulationOptions(
         until=options.until, inadmissible_requeue_delay=options.inadmissible_requeue_delay, api=options.api, max_instants=None
     )
-    config = CycleConfig.of(feature_gates={"SchedulingEquivalenceHashing": options.scheduling_equivalence_hashing})
+    config = attrs.evolve(
+        CycleConfig.of(feature_gates={"SchedulingEquivalenceHashing": options.scheduling_equivalence_hashing}),
+        head_order_seed=options.head_order_seed,
+    )
     result = general_run(built, options=sim, config=config, progress=progress)
     summary = scenario_summary(built, result, options)
     return ScenarioRun(built, options, result, summary)

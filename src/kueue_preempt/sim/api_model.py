@@ -44,6 +44,12 @@ does (the names of :data:`MECHANISMS`):
 ``events``
     Kubernetes Events (two per admission, three per preemption target, one per failed head
     attempt) go to a queue of ``event_queue`` that drops when full, sent one at a time.
+``second-timestamps``
+    The API server stamps a created workload's ``metadata.creationTimestamp`` at whole
+    seconds (Kubernetes' timestamps have one-second resolution), and Kueue's queue-order time
+    (``POL-5``) is that timestamp: workloads created within the same second tie on it, in a
+    ClusterQueue's queue (``SC-QO-1``, then the uid decides) and in a cycle's entry order
+    (``SC-ORD-1``, then the head order does, ``SC-ORD-2``). Off: the exact simulated time.
 
 ``None`` in place of an :class:`ApiModel` is an ideal API: nothing is counted and nothing waits.
 """
@@ -57,6 +63,7 @@ from typing import Callable, Iterable
 import attrs
 
 from kueue_preempt.errors import ConfigurationError
+from kueue_preempt.model import Workload
 from kueue_preempt.model.quantity import UNLIMITED as _INT64_MAX
 from kueue_preempt.sim.throughput import MAX_QPS, MIN_QPS, ApiLimits, TokenBucket
 
@@ -76,6 +83,7 @@ MECHANISMS = (
     "runner-writes",
     "queue-status",
     "events",
+    "second-timestamps",
 )
 """The mechanisms of the model, each of which :attr:`ApiModel.disabled` may switch off."""
 
@@ -212,6 +220,14 @@ class ApiRuntime:
 
     def on(self, mechanism: str) -> bool:
         return mechanism not in self.model.disabled
+
+    def created(self, workload: Workload) -> Workload:
+        """``workload`` as the API server stores it at its creation: with ``second-timestamps``
+        its ``creationTimestamp`` cut to the whole second (the API's resolution)."""
+        t = workload.creation_time
+        if t is None or not self.on("second-timestamps") or t.microsecond == 0:
+            return workload
+        return attrs.evolve(workload, creation_time=t.replace(microsecond=0))
 
     def write(self, kind: str, label: str, at: float) -> float:
         """One request of Kueue's for an object of ``kind``, made at ``at``; returns when it completes."""

@@ -521,6 +521,11 @@ class _Loop:
             if isinstance(payload, _Created):
                 payload = self.created(payload, now)
             assert isinstance(payload, Arrival)
+            if self.api is not None:  # the API server's creationTimestamp
+                lw = payload.workload
+                stamped = self.api.created(lw.workload)
+                if stamped is not lw.workload:
+                    payload = attrs.evolve(payload, workload=attrs.evolve(lw, workload=stamped))
             self.timeline.append(Arrived(now, payload.key, payload.cluster_queue))
             self.s.arrive(payload, now)
             self.status_changed(payload.key, now)

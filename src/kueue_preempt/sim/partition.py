@@ -21,7 +21,8 @@ workload, at the same times, with the same flavors and reasons.
 What is refused, with a :class:`~kueue_preempt.errors.ConfigurationError` naming why
 (:func:`partition_refusal`): the API-throughput model (one client's token buckets serve every
 tree), the reference controllers (a controller reacts at the *next* instant, and the next
-instant of the whole run may be another tree's), cohort cycles (SC-ST-4), a workload holding
+instant of the whole run may be another tree's), a seeded head order (drawn per global cycle
+number), cohort cycles (SC-ST-4), a workload holding
 quota in a ClusterQueue the dump does not have, and — with ``FlavorFungibility`` and
 ``FlavorFungibilityPreserveScanProgress`` on — a ClusterQueue with more than one flavor for a
 resource together with a workload SC-RQ-2 holds back from requeueing: SC-FR-3 keeps a
@@ -210,6 +211,11 @@ def partition_refusal(
         return (
             "a reference controller (--boost, --time-sharing, --cost-base) reacts at the next instant, and the "
             "next instant of the whole run may be another quota tree's: its writes would land at other times"
+        )
+    if config.head_order_seed is not None:
+        return (
+            "a seeded head order (head_order_seed) shuffles each cycle's heads by the global cycle number, "
+            "which the cycles of every quota tree advance: a tree alone would draw other orders"
         )
     cyclic = cyclic_cohorts(dump.cohorts)
     if cyclic:
