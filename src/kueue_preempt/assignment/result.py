@@ -32,6 +32,8 @@ __all__ = [
     "mode_rank",
     "assignment_mode",
     "flavor_resource",
+    "stored_pod_set",
+    "stored_assignment",
 ]
 
 
@@ -301,3 +303,44 @@ class FlavorAssignment:
     def to_assignment(self) -> Assignment:
         """The :class:`~kueue_preempt.Assignment` :func:`~kueue_preempt.get_targets` takes (FA-1..FA-3)."""
         return Assignment(requests=self.total_requests(), preempt=self.preempt_flavor_resources())
+
+
+# The assigner builds one PodSetAssignment per pod set and one FlavorAssignment per decision
+# from values it made itself, already in their stored form (frozen maps, tuples, int amounts
+# in range, a non-negative borrowing level): the converters and validators above would return
+# them unchanged. These build the same objects without running them.
+_set = object.__setattr__
+
+
+def stored_pod_set(
+    name: str,
+    count: int,
+    flavors: FrozenMap[str, ResourceAssignment],
+    status: PodSetStatus,
+    requests: FrozenMap[str, int],
+    attempts: tuple[FlavorAttempt, ...],
+    spec_index: int,
+) -> PodSetAssignment:
+    """``PodSetAssignment(...)`` of fields already in their stored form (equal to it)."""
+    ps: PodSetAssignment = object.__new__(PodSetAssignment)
+    _set(ps, "name", name)
+    _set(ps, "count", count)
+    _set(ps, "flavors", flavors)
+    _set(ps, "status", status)
+    _set(ps, "requests", requests)
+    _set(ps, "attempts", attempts)
+    _set(ps, "spec_index", spec_index)
+    return ps
+
+
+def stored_assignment(
+    pod_sets: tuple[PodSetAssignment, ...], borrowing: int, usage: FrozenMap[FlavorResource, int], no_fit_reason: str
+) -> FlavorAssignment:
+    """``FlavorAssignment(...)`` of fields already in their stored form (equal to it):
+    ``usage`` amounts are ints in [0, UNLIMITED], ``borrowing`` is >= 0."""
+    a: FlavorAssignment = object.__new__(FlavorAssignment)
+    _set(a, "pod_sets", pod_sets)
+    _set(a, "borrowing", borrowing)
+    _set(a, "usage", usage)
+    _set(a, "no_fit_reason", no_fit_reason)
+    return a
