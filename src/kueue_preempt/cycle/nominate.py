@@ -24,7 +24,7 @@ from kueue_preempt.model.config import FeatureGates, PreemptionConfig
 from kueue_preempt.model.flavors import ResourceFlavor
 from kueue_preempt.model import Assignment, FlavorAssignmentMode, FlavorResource, PodSetUsage, Target, Workload
 from kueue_preempt.preemption.common.trace import DecisionTrace
-from kueue_preempt.preemption.targets import get_targets
+from kueue_preempt.preemption.targets import own_arguments_targets
 from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.entry import Mode, Nomination
@@ -165,7 +165,9 @@ class _RememberingOracle:
         known = self._known.get(assignment) if trace is None else None
         if known is None:
             # A traced question is answered afresh so that its steps reach the trace.
-            known = self._known[assignment] = get_targets(workload, cluster_queue, assignment, snapshot, config=self.config, now=self.now, trace=trace)
+            known = self._known[assignment] = own_arguments_targets(
+                workload, cluster_queue, assignment, snapshot, self.config, self.now, trace
+            )
         return list(known)
 
     def __call__(
