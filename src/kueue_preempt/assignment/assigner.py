@@ -318,7 +318,7 @@ def run_assignment(
     mode = assignment_mode(pod_sets)
     # usage is built here and read only through the result from now on; its amounts are
     # saturated sums of the requests (in [0, UNLIMITED]) and borrowing a height (>= 0).
-    return stored_assignment(tuple(pod_sets), borrowing, owned_map(usage), _no_fit_reason(ctx, pod_sets, mode))
+    return stored_assignment(tuple(pod_sets), borrowing, owned_map(usage), _no_fit_reason(ctx, pod_sets, mode), mode)
 
 
 def _attempt_order(a: FlavorAttempt) -> bytes:

@@ -182,11 +182,16 @@ class PodSetAssignment:
     @cached_property
     def mode(self) -> FlavorAssignmentMode:
         """FAS-13a: Fit without reasons/error; NoFit on error or no flavor; else the lowest mode."""
-        if self.status.ok:
-            return FlavorAssignmentMode.FIT
-        if self.status.error is not None or not self.flavors:
-            return FlavorAssignmentMode.NO_FIT
-        return min((f.mode for f in self.flavors.values()), key=mode_rank)
+        return _pod_set_mode(self.status, self.flavors)
+
+
+def _pod_set_mode(status: PodSetStatus, flavors: Mapping[str, ResourceAssignment]) -> FlavorAssignmentMode:
+    """FAS-13a of a pod set's status and flavors (:attr:`PodSetAssignment.mode`)."""
+    if not status.reasons and status.error is None:
+        return FlavorAssignmentMode.FIT
+    if status.error is not None or not flavors:
+        return FlavorAssignmentMode.NO_FIT
+    return min((f.mode for f in flavors.values()), key=mode_rank)
 
 
 def assignment_mode(pod_sets: Iterable[PodSetAssignment]) -> FlavorAssignmentMode:
@@ -330,17 +335,24 @@ def stored_pod_set(
     _set(ps, "requests", requests)
     _set(ps, "attempts", attempts)
     _set(ps, "spec_index", spec_index)
+    _set(ps, "mode", _pod_set_mode(status, flavors))  # the cached FAS-13a mode, as first read
     return ps
 
 
 def stored_assignment(
-    pod_sets: tuple[PodSetAssignment, ...], borrowing: int, usage: FrozenMap[FlavorResource, int], no_fit_reason: str
+    pod_sets: tuple[PodSetAssignment, ...],
+    borrowing: int,
+    usage: FrozenMap[FlavorResource, int],
+    no_fit_reason: str,
+    mode: FlavorAssignmentMode,
 ) -> FlavorAssignment:
     """``FlavorAssignment(...)`` of fields already in their stored form (equal to it):
-    ``usage`` amounts are ints in [0, UNLIMITED], ``borrowing`` is >= 0."""
+    ``usage`` amounts are ints in [0, UNLIMITED], ``borrowing`` is >= 0, and ``mode`` is
+    :func:`assignment_mode` of ``pod_sets`` (the cached FAS-13 mode, as first read)."""
     a: FlavorAssignment = object.__new__(FlavorAssignment)
     _set(a, "pod_sets", pod_sets)
     _set(a, "borrowing", borrowing)
     _set(a, "usage", usage)
     _set(a, "no_fit_reason", no_fit_reason)
+    _set(a, "mode", mode)
     return a

@@ -114,6 +114,10 @@ class ScanContext:
             self.trace.add(verdict, rule, detail, self.workload.key, self.cq.name)
 
 
+# The starting representative mode of every judgement (GranularMode is immutable: shared).
+_FIT_0 = GranularMode(PreemptionMode.FIT, 0)
+
+
 @attrs.define
 class _Judgement:
     rep: GranularMode
@@ -129,7 +133,7 @@ def _judge(
     """FAS-7a over the group's requested resources (FAS-6 for each, in FNV order)."""
     snapshot, node = ctx.snapshot, ctx.node
     preference = ctx.cq.flavor_fungibility.preference
-    j = _Judgement(GranularMode(PreemptionMode.FIT, 0), 0, [], "", {})
+    j = _Judgement(_FIT_0, 0, [], "", {})
     for resource, request in requests:  # every resource is judged, even after a noFit
         fr = flavor_resource(flavor, resource)
         assumed = usage.get(fr, 0)
@@ -154,8 +158,10 @@ def _judge(
                     nfr = NoFitReason.NONE
                 else:
                     mode, nfr = GranularMode(PreemptionMode.NO_FIT, height), NoFitReason.WAITING_FOR_QUOTA
-        j.no_fit_reason = most_severe(j.no_fit_reason, nfr)
-        j.max_borrow = max(j.max_borrow, mode.borrowing_level)
+        if nfr:  # most_severe(x, "") is x: only a reason can change it
+            j.no_fit_reason = most_severe(j.no_fit_reason, nfr)
+        if mode.borrowing_level > j.max_borrow:
+            j.max_borrow = mode.borrowing_level
         if is_preferred(j.rep, mode, preference):
             j.rep = mode
         if j.rep.preemption_mode is not PreemptionMode.NO_FIT:

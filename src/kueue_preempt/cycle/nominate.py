@@ -236,8 +236,13 @@ def _nomination(
     a: FlavorAssignment, targets: Sequence[Target], stamp: tuple[int, int, Hashable], memo: NominationMemo
 ) -> Nomination:
     # Both maps are built here for the nomination alone: frozen without a copy (owned_map).
-    tried: dict[tuple[int, str], int] = {(i, r): f.tried_flavor_idx for i, ps in enumerate(a.pod_sets) for r, f in ps.flavors.items()}
-    pins = owned_map({(ps.name, r): f.flavor for ps in a.pod_sets for r, f in ps.flavors.items()})
+    tried: dict[tuple[int, str], int] = {}
+    pins: dict[tuple[str, str], str] = {}
+    for i, ps in enumerate(a.pod_sets):
+        name = ps.name
+        for r, f in ps.flavors.items():
+            tried[(i, r)] = f.tried_flavor_idx
+            pins[(name, r)] = f.flavor
     mode = _MODES[a.mode]
     # The admission and the <F> text are read only when the head is admitted as nominated
     # (SC-AD-1, SC-EVT-1), i.e. for a Fit: most nominations of a busy cluster are not.
@@ -247,12 +252,12 @@ def _nomination(
         borrowing=a.borrowing,
         usage=a.usage,
         targets=tuple(targets),
-        message=a.message,
+        message="" if fit else a.message,  # FAS-21a: a Fit has no message
         no_fit_reason=a.no_fit_reason,
         pod_sets=admission_pod_sets(a, memo) if fit else (),
         # Stamped here, once: stamping a finished nomination copied it and its progress (SC-FR-3).
         progress=ScanProgress(owned_map(tried), *stamp) if tried else None,
-        pins=pins,
+        pins=owned_map(pins),
         flavors_considered=flavors_considered(a) if fit else "",
     )
 
