@@ -63,6 +63,10 @@ def _merge_attempts(
     ctx: ScanContext, merged: dict[str, FlavorAttempt], new: Sequence[FlavorAttempt], resource: str
 ) -> None:
     """FAS-23: merge a scan's attempts for ``resource`` into the group's map."""
+    if not merged:  # the group's first scan: nothing to merge with, nothing left unexamined
+        for at in new:
+            merged[at.flavor] = _merge(merged[at.flavor], at) if at.flavor in merged else at
+        return
     earlier = set(merged)
     examined = set()
     for at in new:

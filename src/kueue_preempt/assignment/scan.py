@@ -318,7 +318,8 @@ def scan(
         idx = -1 if last == len(names) - 1 else last
     else:
         idx = 0
-    chosen = {r: ResourceAssignment(a.flavor, a.mode, idx, a.borrow) for r, a in best.items()}
+    # The judgement's entries carry index -1: reused as they are when that is the index.
+    chosen = best if idx == -1 else {r: ResourceAssignment(a.flavor, a.mode, idx, a.borrow) for r, a in best.items()}
     if best_mode.preemption_mode is PreemptionMode.FIT:
         return ScanResult(chosen, [], None, attempts)
     return ScanResult(chosen, reasons, None, attempts)
