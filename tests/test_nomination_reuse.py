@@ -9,6 +9,8 @@ without the public entry's type checks. Each test compares the shared path with 
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import attrs
 import pytest
 from hypothesis import given, settings
@@ -16,6 +18,9 @@ from hypothesis import given, settings
 from kueue_preempt import ClusterQueue, ClusterQueuePreemption, PodSetSpec, ResourceFlavor, Snapshot, Workload, assign_flavors, get_targets
 from kueue_preempt.assignment import assigner
 from kueue_preempt.assignment.result import FlavorAssignment, PodSetAssignment
+from kueue_preempt.cycle.config import CycleConfig
+from kueue_preempt.cycle.entry import Mode, Nomination
+from kueue_preempt.cycle.nominate import nominate
 from kueue_preempt.errors import InvalidArgument
 from kueue_preempt.model import Assignment, FlavorResource, PodSetUsage
 from kueue_preempt.model.config import PreemptionConfig
@@ -24,6 +29,8 @@ from kueue_preempt.model.resources import ResourceQuota
 from kueue_preempt.model.workload_writes import with_admission
 from kueue_preempt.preemption.targets import own_arguments_targets
 from kueue_preempt.testing.strategies import AssignmentScenario, assignment_scenarios
+
+NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)
 
 
 def _assign(s: AssignmentScenario, workload: Workload) -> FlavorAssignment:
@@ -125,3 +132,18 @@ def test_own_arguments_targets_equal_get_targets() -> None:
     with pytest.raises(InvalidArgument) as own_error:
         own_arguments_targets(admitted, "cq", assignment, snap, config, None, None)
     assert str(own_error.value) == str(public_error.value)
+
+
+def test_stored_nomination_equals_the_constructed_one() -> None:
+    """SC-NOM-2: the nomination the scheduler builds equals the same fields through the
+    constructor (converters run), for a Preempt head with targets and for a Fit head."""
+    snap, preemptor, _ = _preemption_case()
+    config = CycleConfig()
+    flavors = {"f": ResourceFlavor("f")}
+    fit = attrs.evolve(preemptor, name="small", spec_pod_sets=[PodSetSpec("main", 1, {"cpu": 0})])
+    for w in (preemptor, fit):
+        n = nominate(w, "cq", snap, flavors, config, NOW, generation=2, cycle=3, shape="s")
+        assert n.mode is (Mode.FIT if w is fit else Mode.PREEMPT)
+        rebuilt = Nomination(**{f.name: getattr(n, f.name) for f in attrs.fields(Nomination)})
+        assert n == rebuilt and hash(n) == hash(rebuilt)
+    assert nominate(preemptor, "cq", snap, flavors, config, NOW).targets

@@ -27,7 +27,7 @@ from kueue_preempt.preemption.common.trace import DecisionTrace
 from kueue_preempt.preemption.targets import own_arguments_targets
 from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.cycle.config import CycleConfig
-from kueue_preempt.cycle.entry import Mode, Nomination
+from kueue_preempt.cycle.entry import Mode, Nomination, stored_nomination
 from kueue_preempt.cycle.queues import ScanProgress
 
 __all__ = [
@@ -247,18 +247,18 @@ def _nomination(
     # The admission and the <F> text are read only when the head is admitted as nominated
     # (SC-AD-1, SC-EVT-1), i.e. for a Fit: most nominations of a busy cluster are not.
     fit = mode is Mode.FIT
-    return Nomination(
-        mode=mode,
-        borrowing=a.borrowing,
-        usage=a.usage,
-        targets=tuple(targets),
-        message="" if fit else a.message,  # FAS-21a: a Fit has no message
-        no_fit_reason=a.no_fit_reason,
-        pod_sets=admission_pod_sets(a, memo) if fit else (),
+    return stored_nomination(
+        mode,
+        a.borrowing,
+        a.usage,  # the assigner's frozen map
+        tuple(targets),
+        "" if fit else a.message,  # FAS-21a: a Fit has no message
+        a.no_fit_reason,
+        admission_pod_sets(a, memo) if fit else (),
         # Stamped here, once: stamping a finished nomination copied it and its progress (SC-FR-3).
-        progress=ScanProgress(owned_map(tried), *stamp) if tried else None,
-        pins=owned_map(pins),
-        flavors_considered=flavors_considered(a) if fit else "",
+        ScanProgress(owned_map(tried), *stamp) if tried else None,
+        owned_map(pins),
+        flavors_considered(a) if fit else "",
     )
 
 
