@@ -32,8 +32,6 @@ __all__ = [
     "mode_rank",
     "assignment_mode",
     "flavor_resource",
-    "stored_pod_set",
-    "stored_assignment",
 ]
 
 

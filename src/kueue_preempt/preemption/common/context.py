@@ -19,6 +19,7 @@ from kueue_preempt.snapshot.entries import Entry
 from kueue_preempt.preemption.common.ordering import SortKey, sort_key
 from kueue_preempt.preemption.common.policy import order_timestamp, policy_allows
 from kueue_preempt.model.priority import effective_priority
+from kueue_preempt.model.time import ZERO_TIME
 from kueue_preempt.snapshot.quota import FitTest, QuotaNode, Snapshot
 from kueue_preempt.preemption.common.trace import DecisionTrace, Verdict
 
@@ -182,10 +183,12 @@ class DecisionContext:
         candidate's (a scan of its conditions, POL-5) is computed only for that policy.
         """
         if policy is PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY:
-            candidate_time = order_timestamp(c.workload, self.config)
-        else:
-            candidate_time = self.queue_time
-        return policy_allows(policy, self.priority, c.priority, self.queue_time, candidate_time)
+            mine = self._queue_time  # read per candidate: the property only the first time
+            if mine is None:
+                mine = self.queue_time
+            return policy_allows(policy, self.priority, c.priority, mine, order_timestamp(c.workload, self.config))
+        # The other policies read no timestamp (POL-1, POL-3, POL-4): none is computed.
+        return policy_allows(policy, self.priority, c.priority, ZERO_TIME, ZERO_TIME)
 
     def fit_test(self) -> FitTest:
         """GT-5 for the preemptor's requests, prepared once per decision (:class:`FitTest`)."""
