@@ -21,6 +21,7 @@ from kueue_preempt.assignment.result import FlavorAssignment, PodSetAssignment
 from kueue_preempt.cycle.config import CycleConfig
 from kueue_preempt.cycle.entry import Mode, Nomination
 from kueue_preempt.cycle.nominate import nominate
+from kueue_preempt.cycle.queues import ScanProgress
 from kueue_preempt.errors import InvalidArgument
 from kueue_preempt.model import Assignment, FlavorResource, PodSetUsage
 from kueue_preempt.model.config import PreemptionConfig
@@ -147,3 +148,15 @@ def test_stored_nomination_equals_the_constructed_one() -> None:
         rebuilt = Nomination(**{f.name: getattr(n, f.name) for f in attrs.fields(Nomination)})
         assert n == rebuilt and hash(n) == hash(rebuilt)
     assert nominate(preemptor, "cq", snap, flavors, config, NOW).targets
+
+
+@pytest.mark.parametrize("bad", [-2, True, 1.0])
+def test_recorded_progress_is_still_checked(bad: object) -> None:
+    """FAS-12: a recorded scan progress (a caller's QueueState carries it) with a bad index is
+    refused with the assigner's own error, naming the entry; a good one is used."""
+    snap, preemptor, _ = _preemption_case()
+    flavors = {"f": ResourceFlavor("f")}
+    good = nominate(preemptor, "cq", snap, flavors, CycleConfig(), NOW, progress=ScanProgress({(0, "cpu"): -1}))
+    assert good.mode is Mode.PREEMPT
+    with pytest.raises(InvalidArgument, match=r"progress\[0\]\['cpu'\]"):
+        nominate(preemptor, "cq", snap, flavors, CycleConfig(), NOW, progress=ScanProgress({(0, "cpu"): bad}))  # type: ignore[dict-item]

@@ -189,6 +189,19 @@ def _progress_arg(progress: ScanProgress | None) -> list[dict[str, int]] | None:
     return out
 
 
+def _checked(records: list[dict[str, int]] | None) -> tuple[dict[str, int], ...] | None:
+    """``check_progress(records, "assign_flavors")`` for the records :func:`_progress_arg`
+    built (a list of dicts: the generic iterable and mapping tests are known to pass), with the
+    same checks of every name and index, in the same order, and the same errors."""
+    if records is None:
+        return None
+    for record in records:
+        for resource, idx in record.items():
+            if type(resource) is not str or type(idx) is not int or idx < -1:
+                check_progress(records, "assign_flavors")  # raises, naming the first bad entry
+    return tuple(records)
+
+
 def _pins_arg(pins: Mapping[tuple[str, str], str] | None) -> dict[str, dict[str, str]] | None:
     """The nomination mapping as the assigner takes it: pod-set name -> {resource: flavor}."""
     if pins is None:
@@ -333,7 +346,7 @@ def nominate_assignment(
         flavors={rf.name: rf for rf in flavors.values()},
         strategy=quota_check,
         counts=None,
-        progress=check_progress(prog, "assign_flavors"),
+        progress=_checked(prog),
         pinned=pinned,
         resource_order=memo.order_table(),
     )
