@@ -203,8 +203,8 @@ def _plan(
     specs, reclaimable = workload.spec_pod_sets, workload.reclaimable_pods
     key = (id(specs), id(reclaimable), id(cq), reclaimable_pods, counts)
     plan = _PLANS.get(key)
-    # The identities are checked: the table holds the objects, but a key's objects could
-    # differ if an id was reused before the entry was stored.
+    # The entry holds the objects, so while it is stored no other object can have their ids;
+    # the identity test states that instead of relying on it.
     if plan is not None and plan.specs is specs and plan.reclaimable is reclaimable and plan.cq is cq:
         return plan
     groups = cq.resource_groups or groups_of_quota_keys(cq.quotas)
