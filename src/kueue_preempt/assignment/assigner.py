@@ -11,11 +11,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Iterable, Mapping, Sequence
 
-from kueue_preempt._util.frozen import owned_map
+from kueue_preempt._util.frozen import FrozenMap, frozen_map, owned_map
 from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.errors import InvalidModel
-from kueue_preempt.model.flavors import ResourceFlavor, groups_of_quota_keys
-from kueue_preempt.model import FlavorAssignmentMode, FlavorResource, Workload
+from kueue_preempt.model.flavors import PodSetSpec, ResourceFlavor, ResourceGroup, groups_of_quota_keys
+from kueue_preempt.model import ClusterQueue, FlavorAssignmentMode, FlavorResource, Workload
 from kueue_preempt.model.quantity import amount_add
 from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.preemption.common.trace import DecisionTrace, Verdict
@@ -23,7 +23,7 @@ from kueue_preempt.assignment import messages
 from kueue_preempt.assignment.args import AssignArgs, check_assign_args
 from kueue_preempt.assignment.gates import AssignmentGates, QuotaCheckStrategy
 from kueue_preempt.assignment.oracle import PreemptionOracle, TargetsOracle
-from kueue_preempt.assignment.requests import fnv_order, group_requests, pod_set_groups, pod_set_requests
+from kueue_preempt.assignment.requests import PodSetRequest, fnv_order, group_requests, pod_set_groups, pod_set_requests
 from kueue_preempt.assignment.result import (
     FlavorAssignment,
     FlavorAttempt,
@@ -36,6 +36,8 @@ from kueue_preempt.assignment.result import (
     mode_rank,
     most_severe,
     severity,
+    stored_assignment,
+    stored_pod_set,
 )
 from kueue_preempt.assignment.scan import ScanContext, scan
 
@@ -61,6 +63,10 @@ def _merge_attempts(
     ctx: ScanContext, merged: dict[str, FlavorAttempt], new: Sequence[FlavorAttempt], resource: str
 ) -> None:
     """FAS-23: merge a scan's attempts for ``resource`` into the group's map."""
+    if not merged:  # the group's first scan: nothing to merge with, nothing left unexamined
+        for at in new:
+            merged[at.flavor] = _merge(merged[at.flavor], at) if at.flavor in merged else at
+        return
     earlier = set(merged)
     examined = set()
     for at in new:
@@ -146,6 +152,92 @@ def assign_flavors(
     return run_assignment(workload, cluster_queue, snapshot, checked, config, gates, oracle, now, trace)
 
 
+class _Plan:
+    """What an assignment computes before its first scan (FAS-1/1a/14 requests, FAS-18
+    groups and their totals, FAS-19 order, FAS-4 group lookups), shared by the assignments of
+    the same pod sets in the same ClusterQueue.
+
+    Every part is a function of the workload's pod sets and reclaimable pods, the
+    ClusterQueue (its resource groups), the reclaimable-pods gate and the probe's counts —
+    immutable objects, matched by identity (:func:`_plan`) — so a shared plan is the one the
+    assignment would build. Nothing in it is written after it is built.
+    """
+
+    __slots__ = ("specs", "reclaimable", "cq", "groups", "group_of", "units")
+
+    def __init__(
+        self,
+        specs: tuple[PodSetSpec, ...],
+        reclaimable: Mapping[str, int],
+        cq: ClusterQueue,
+        groups: tuple[ResourceGroup, ...],
+        group_of: dict[str, tuple[int, ResourceGroup] | None],
+        units: list[_Unit],
+    ) -> None:
+        self.specs = specs
+        self.reclaimable = reclaimable
+        self.cq = cq
+        self.groups = groups
+        self.group_of = group_of
+        self.units = units
+
+
+# One pod-set group (FAS-18): its members (with their frozen request maps, as the result
+# stores them), the group's totals, its resources in FNV order (FAS-19), and per resource
+# the group's requests the scan judges (filled by the scans).
+_Unit = tuple[
+    list[PodSetRequest], list[FrozenMap[str, int]], dict[str, int], list[str], dict[str, list[tuple[str, int]]]
+]
+
+# Bounded like the other value tables: a run repeats a few thousand pending shapes at most,
+# and a stream of fresh ones must not grow it without limit (full: dropped, refilled).
+_PLANS: dict[tuple[int, int, int, bool, tuple[int, ...] | None], _Plan] = {}
+_PLANS_LIMIT = 4096
+
+
+def _plan(
+    workload: Workload, cq: ClusterQueue, reclaimable_pods: bool, counts: tuple[int, ...] | None,
+    resource_order: dict[str, tuple[int, str]] | None,
+) -> _Plan:
+    """The :class:`_Plan` of this assignment, shared with an earlier one of the same inputs."""
+    specs, reclaimable = workload.spec_pod_sets, workload.reclaimable_pods
+    key = (id(specs), id(reclaimable), id(cq), reclaimable_pods, counts)
+    plan = _PLANS.get(key)
+    # The entry holds the objects, so while it is stored no other object can have their ids;
+    # the identity test states that instead of relying on it.
+    if plan is not None and plan.specs is specs and plan.reclaimable is reclaimable and plan.cq is cq:
+        return plan
+    groups = cq.resource_groups or groups_of_quota_keys(cq.quotas)
+    group_of: dict[str, tuple[int, ResourceGroup] | None] = {}
+    covers_pods = _first_group(groups, group_of, "pods") is not None
+    requests = pod_set_requests(workload, covers_pods=covers_pods, reclaimable_pods=reclaimable_pods, counts=counts)
+    units: list[_Unit] = []
+    for members in pod_set_groups(requests):
+        total = group_requests(members)
+        frozen = [frozen_map(m.requests) for m in members]
+        units.append((members, frozen, total, fnv_order(total, resource_order), {}))
+    plan = _Plan(specs, reclaimable, cq, groups, group_of, units)
+    if len(_PLANS) >= _PLANS_LIMIT:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
+
+
+def _first_group(
+    groups: tuple[ResourceGroup, ...], table: dict[str, tuple[int, ResourceGroup] | None], resource: str
+) -> tuple[int, ResourceGroup] | None:
+    """FAS-4 as :meth:`ScanContext.group_for` answers it, filling the same table."""
+    if resource in table:
+        return table[resource]
+    found: tuple[int, ResourceGroup] | None = None
+    for i, g in enumerate(groups):
+        if resource in g.covered_resources:
+            found = i, g
+            break
+    table[resource] = found
+    return found
+
+
 def run_assignment(
     workload: Workload,
     cluster_queue: str,
@@ -169,13 +261,13 @@ def run_assignment(
     cq = node.cluster_queue
     assert cq is not None
     strategy = checked.strategy
-    groups = cq.resource_groups or groups_of_quota_keys(cq.quotas)
+    plan = _plan(workload, cq, gates.reclaimable_pods, checked.counts, checked.resource_order)
     ctx = ScanContext(
         workload=workload,
         cq=cq,
         node=node,
         snapshot=snapshot,
-        groups=groups,
+        groups=plan.groups,
         flavors=checked.flavors,
         gates=gates,
         fair_sharing=config.fair_sharing is not None,
@@ -183,23 +275,19 @@ def run_assignment(
         progress=checked.progress,
         pinned=checked.pinned,
         trace=trace,
+        group_of=plan.group_of,
         resource_order=checked.resource_order,
     )
     ignore_undeclared = strategy is QuotaCheckStrategy.IGNORE_UNDECLARED and gates.quota_check_strategy
-    covers_pods = ctx.group_for("pods") is not None
-    requests = pod_set_requests(
-        workload, covers_pods=covers_pods, reclaimable_pods=gates.reclaimable_pods, counts=checked.counts
-    )
     pod_sets: list[PodSetAssignment] = []
     usage: dict[FlavorResource, int] = {}
     borrowing = 0
-    for members in pod_set_groups(requests):
-        total = group_requests(members)
+    for members, frozen, total, order, rg_requests in plan.units:
         flavors: dict[str, ResourceAssignment] = {}
         reasons: list[str] = []
         error: str | None = None
         attempts: dict[str, FlavorAttempt] = {}
-        for resource in fnv_order(total, checked.resource_order):
+        for resource in order:
             if ctx.group_for(resource) is None:
                 if total[resource] == 0 or ignore_undeclared:
                     continue  # FAS-3: ignored, no flavor, no reason
@@ -209,7 +297,7 @@ def run_assignment(
                 break
             if resource in flavors:
                 continue  # assigned by an earlier scan of its resource group
-            result = scan(ctx, members, total, resource, usage)
+            result = scan(ctx, members, total, resource, usage, rg_requests)
             _merge_attempts(ctx, attempts, result.attempts, resource)
             if result.error is not None or not result.flavors:
                 flavors, reasons, error = {}, result.reasons, result.error
@@ -217,12 +305,12 @@ def run_assignment(
             flavors.update(result.flavors)  # FAS-25: a later scan's entries replace earlier ones
             reasons.extend(result.reasons)
         status = PodSetStatus(reasons, error)
-        group_attempts = tuple(sorted(attempts.values(), key=lambda a: a.flavor.encode()))
+        group_attempts = tuple(sorted(attempts.values(), key=_attempt_order)) if len(attempts) > 1 else tuple(attempts.values())
         stop = False
-        for m in members:
+        for m, m_requests in zip(members, frozen):
             own = {r: flavors[r] for r in m.requests if r in flavors}
             pod_sets.append(  # own is only read from here on: frozen without a copy
-                PodSetAssignment(m.spec.name, m.count, owned_map(own), status, m.requests, group_attempts, m.index)
+                stored_pod_set(m.spec.name, m.count, owned_map(own), status, m_requests, group_attempts, m.index)
             )
             for r, choice in own.items():
                 borrowing = max(borrowing, choice.borrow)
@@ -232,4 +320,11 @@ def run_assignment(
         if stop:
             break
     mode = assignment_mode(pod_sets)
-    return FlavorAssignment(pod_sets, borrowing, usage, _no_fit_reason(ctx, pod_sets, mode))
+    # usage is built here and read only through the result from now on; its amounts are
+    # saturated sums of the requests (in [0, UNLIMITED]) and borrowing a height (>= 0).
+    return stored_assignment(tuple(pod_sets), borrowing, owned_map(usage), _no_fit_reason(ctx, pod_sets, mode), mode)
+
+
+def _attempt_order(a: FlavorAttempt) -> bytes:
+    # FAS-23: attempts by flavor name in byte order.
+    return a.flavor.encode()

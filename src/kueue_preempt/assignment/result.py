@@ -180,11 +180,16 @@ class PodSetAssignment:
     @cached_property
     def mode(self) -> FlavorAssignmentMode:
         """FAS-13a: Fit without reasons/error; NoFit on error or no flavor; else the lowest mode."""
-        if self.status.ok:
-            return FlavorAssignmentMode.FIT
-        if self.status.error is not None or not self.flavors:
-            return FlavorAssignmentMode.NO_FIT
-        return min((f.mode for f in self.flavors.values()), key=mode_rank)
+        return _pod_set_mode(self.status, self.flavors)
+
+
+def _pod_set_mode(status: PodSetStatus, flavors: Mapping[str, ResourceAssignment]) -> FlavorAssignmentMode:
+    """FAS-13a of a pod set's status and flavors (:attr:`PodSetAssignment.mode`)."""
+    if not status.reasons and status.error is None:
+        return FlavorAssignmentMode.FIT
+    if status.error is not None or not flavors:
+        return FlavorAssignmentMode.NO_FIT
+    return min((f.mode for f in flavors.values()), key=mode_rank)
 
 
 def assignment_mode(pod_sets: Iterable[PodSetAssignment]) -> FlavorAssignmentMode:
@@ -301,3 +306,51 @@ class FlavorAssignment:
     def to_assignment(self) -> Assignment:
         """The :class:`~kueue_preempt.Assignment` :func:`~kueue_preempt.get_targets` takes (FA-1..FA-3)."""
         return Assignment(requests=self.total_requests(), preempt=self.preempt_flavor_resources())
+
+
+# The assigner builds one PodSetAssignment per pod set and one FlavorAssignment per decision
+# from values it made itself, already in their stored form (frozen maps, tuples, int amounts
+# in range, a non-negative borrowing level): the converters and validators above would return
+# them unchanged. These build the same objects without running them.
+_set = object.__setattr__
+
+
+def stored_pod_set(
+    name: str,
+    count: int,
+    flavors: FrozenMap[str, ResourceAssignment],
+    status: PodSetStatus,
+    requests: FrozenMap[str, int],
+    attempts: tuple[FlavorAttempt, ...],
+    spec_index: int,
+) -> PodSetAssignment:
+    """``PodSetAssignment(...)`` of fields already in their stored form (equal to it)."""
+    ps: PodSetAssignment = object.__new__(PodSetAssignment)
+    _set(ps, "name", name)
+    _set(ps, "count", count)
+    _set(ps, "flavors", flavors)
+    _set(ps, "status", status)
+    _set(ps, "requests", requests)
+    _set(ps, "attempts", attempts)
+    _set(ps, "spec_index", spec_index)
+    _set(ps, "mode", _pod_set_mode(status, flavors))  # the cached FAS-13a mode, as first read
+    return ps
+
+
+def stored_assignment(
+    pod_sets: tuple[PodSetAssignment, ...],
+    borrowing: int,
+    usage: FrozenMap[FlavorResource, int],
+    no_fit_reason: str,
+    mode: FlavorAssignmentMode,
+) -> FlavorAssignment:
+    """``FlavorAssignment(...)`` of fields already in their stored form (equal to it):
+    ``usage`` amounts are ints in [0, UNLIMITED], ``borrowing`` is >= 0, and ``mode`` is
+    :func:`assignment_mode` of ``pod_sets`` (the cached FAS-13 mode, as first read)."""
+    a: FlavorAssignment = object.__new__(FlavorAssignment)
+    _set(a, "pod_sets", pod_sets)
+    _set(a, "borrowing", borrowing)
+    _set(a, "usage", usage)
+    _set(a, "no_fit_reason", no_fit_reason)
+    _set(a, "mode", mode)
+    return a

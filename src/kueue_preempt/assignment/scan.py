@@ -56,22 +56,33 @@ class ScanContext:
     pinned: Mapping[str, Mapping[str, str]] | None
     trace: DecisionTrace | None
     allowed: frozenset[str] | None = attrs.field(init=False)
-    tas_only: bool = attrs.field(init=False)
-    # FAS-4 lookups memoised for this assignment: ``groups`` does not change during it.
-    _group_of: dict[str, tuple[int, ResourceGroup] | None] = attrs.field(init=False, factory=dict)
+    # FAS-4 lookups memoised by ``groups``: a caller that passes the same groups again (the
+    # assigner, per ClusterQueue) may pass the same table, shared across assignments.
+    _group_of: dict[str, tuple[int, ResourceGroup] | None] = attrs.field(factory=dict)
     # FAS-19 sort keys the caller keeps across assignments (AssignArgs.resource_order).
     resource_order: dict[str, tuple[int, str]] | None = None
+    # FAS-15's "every flavor of the ClusterQueue is a TAS flavor", computed when first read:
+    # only a TAS flavor offered to a pod set without a topology request reads it.
+    _tas_only: bool | None = attrs.field(init=False, default=None)
 
     def __attrs_post_init__(self) -> None:
         self.allowed = None
-        raw = self.workload.annotations.get(ALLOWED_FLAVORS_ANNOTATION)
-        if self.gates.concurrent_admission and raw is not None:
-            # FAS-20: comma-separated, surrounding whitespace trimmed; blank allows nothing.
-            self.allowed = frozenset(p.strip() for p in raw.split(",") if p.strip())
-        names = [f.name for g in self.groups for f in g.flavors]
-        self.tas_only = bool(names) and all(
-            n in self.flavors and self.flavors[n].topology_name is not None for n in names
-        )
+        if self.gates.concurrent_admission:
+            raw = self.workload.annotations.get(ALLOWED_FLAVORS_ANNOTATION)
+            if raw is not None:
+                # FAS-20: comma-separated, surrounding whitespace trimmed; blank allows nothing.
+                self.allowed = frozenset(p.strip() for p in raw.split(",") if p.strip())
+
+    @property
+    def tas_only(self) -> bool:
+        """FAS-15: every flavor of every resource group is a TAS flavor (and there is one)."""
+        found = self._tas_only
+        if found is None:
+            names = [f.name for g in self.groups for f in g.flavors]
+            found = self._tas_only = bool(names) and all(
+                n in self.flavors and self.flavors[n].topology_name is not None for n in names
+            )
+        return found
 
     def group_for(self, resource: str) -> tuple[int, ResourceGroup] | None:
         """FAS-4: the first resource group covering ``resource``."""
@@ -103,6 +114,10 @@ class ScanContext:
             self.trace.add(verdict, rule, detail, self.workload.key, self.cq.name)
 
 
+# The starting representative mode of every judgement (GranularMode is immutable: shared).
+_FIT_0 = GranularMode(PreemptionMode.FIT, 0)
+
+
 @attrs.define
 class _Judgement:
     rep: GranularMode
@@ -118,7 +133,7 @@ def _judge(
     """FAS-7a over the group's requested resources (FAS-6 for each, in FNV order)."""
     snapshot, node = ctx.snapshot, ctx.node
     preference = ctx.cq.flavor_fungibility.preference
-    j = _Judgement(GranularMode(PreemptionMode.FIT, 0), 0, [], "", {})
+    j = _Judgement(_FIT_0, 0, [], "", {})
     for resource, request in requests:  # every resource is judged, even after a noFit
         fr = flavor_resource(flavor, resource)
         assumed = usage.get(fr, 0)
@@ -143,8 +158,10 @@ def _judge(
                     nfr = NoFitReason.NONE
                 else:
                     mode, nfr = GranularMode(PreemptionMode.NO_FIT, height), NoFitReason.WAITING_FOR_QUOTA
-        j.no_fit_reason = most_severe(j.no_fit_reason, nfr)
-        j.max_borrow = max(j.max_borrow, mode.borrowing_level)
+        if nfr:  # most_severe(x, "") is x: only a reason can change it
+            j.no_fit_reason = most_severe(j.no_fit_reason, nfr)
+        if mode.borrowing_level > j.max_borrow:
+            j.max_borrow = mode.borrowing_level
         if is_preferred(j.rep, mode, preference):
             j.rep = mode
         if j.rep.preemption_mode is not PreemptionMode.NO_FIT:
@@ -221,13 +238,21 @@ def scan(
     requests: Mapping[str, int],
     resource: str,
     usage: Mapping[FlavorResource, int],
+    known: dict[str, list[tuple[str, int]]] | None = None,
 ) -> ScanResult:
-    """FAS-10a (FAS-11 with the gate off) for the resource group covering ``resource``."""
+    """FAS-10a (FAS-11 with the gate off) for the resource group covering ``resource``.
+
+    ``known``: the group's requests judged per resource, kept by a caller that scans the same
+    ``requests`` in the same ClusterQueue again (a function of those two, filled here)."""
     found = ctx.group_for(resource)
     assert found is not None  # the caller handles uncovered resources (FAS-3)
     _, group = found
-    covered = set(group.covered_resources)
-    rg_requests = [(r, requests[r]) for r in fnv_order((r for r in requests if r in covered), ctx.resource_order)]
+    rg_requests = None if known is None else known.get(resource)
+    if rg_requests is None:
+        covered = set(group.covered_resources)
+        rg_requests = [(r, requests[r]) for r in fnv_order((r for r in requests if r in covered), ctx.resource_order)]
+        if known is not None:
+            known[resource] = rg_requests
     fungible = ctx.gates.flavor_fungibility
     fungibility: FlavorFungibility = ctx.cq.flavor_fungibility
     preference = fungibility.preference
@@ -293,7 +318,8 @@ def scan(
         idx = -1 if last == len(names) - 1 else last
     else:
         idx = 0
-    chosen = {r: ResourceAssignment(a.flavor, a.mode, idx, a.borrow) for r, a in best.items()}
+    # The judgement's entries carry index -1: reused as they are when that is the index.
+    chosen = best if idx == -1 else {r: ResourceAssignment(a.flavor, a.mode, idx, a.borrow) for r, a in best.items()}
     if best_mode.preemption_mode is PreemptionMode.FIT:
         return ScanResult(chosen, [], None, attempts)
     return ScanResult(chosen, reasons, None, attempts)

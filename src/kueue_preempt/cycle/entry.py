@@ -82,6 +82,38 @@ class Nomination:
     flavors_considered: str = ""
 
 
+_set = object.__setattr__
+
+
+def stored_nomination(
+    mode: Mode,
+    borrowing: int,
+    usage: FrozenMap[FlavorResource, int],
+    targets: tuple[Target, ...],
+    message: str,
+    no_fit_reason: str,
+    pod_sets: tuple[PodSetUsage, ...],
+    progress: ScanProgress | None,
+    pins: FrozenMap[tuple[str, str], str],
+    flavors_considered: str,
+) -> Nomination:
+    """``Nomination(...)`` of fields already in their stored form (frozen maps, tuples), as
+    :func:`~kueue_preempt.cycle.nominate.nominate` builds them once per head: the converters
+    would return every value unchanged. Equal to the constructor's result."""
+    n: Nomination = object.__new__(Nomination)
+    _set(n, "mode", mode)
+    _set(n, "borrowing", borrowing)
+    _set(n, "usage", usage)
+    _set(n, "targets", targets)
+    _set(n, "message", message)
+    _set(n, "no_fit_reason", no_fit_reason)
+    _set(n, "pod_sets", pod_sets)
+    _set(n, "progress", progress)
+    _set(n, "pins", pins)
+    _set(n, "flavors_considered", flavors_considered)
+    return n
+
+
 @attrs.define
 class Entry:
     """A head and its cycle-local state (mutable, private to one cycle)."""

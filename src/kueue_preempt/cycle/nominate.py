@@ -24,10 +24,10 @@ from kueue_preempt.model.config import FeatureGates, PreemptionConfig
 from kueue_preempt.model.flavors import ResourceFlavor
 from kueue_preempt.model import Assignment, FlavorAssignmentMode, FlavorResource, PodSetUsage, Target, Workload
 from kueue_preempt.preemption.common.trace import DecisionTrace
-from kueue_preempt.preemption.targets import get_targets
+from kueue_preempt.preemption.targets import own_arguments_targets
 from kueue_preempt.snapshot.quota import Snapshot
 from kueue_preempt.cycle.config import CycleConfig
-from kueue_preempt.cycle.entry import Mode, Nomination
+from kueue_preempt.cycle.entry import Mode, Nomination, stored_nomination
 from kueue_preempt.cycle.queues import ScanProgress
 
 __all__ = [
@@ -165,7 +165,9 @@ class _RememberingOracle:
         known = self._known.get(assignment) if trace is None else None
         if known is None:
             # A traced question is answered afresh so that its steps reach the trace.
-            known = self._known[assignment] = get_targets(workload, cluster_queue, assignment, snapshot, config=self.config, now=self.now, trace=trace)
+            known = self._known[assignment] = own_arguments_targets(
+                workload, cluster_queue, assignment, snapshot, self.config, self.now, trace
+            )
         return list(known)
 
     def __call__(
@@ -185,6 +187,19 @@ def _progress_arg(progress: ScanProgress | None) -> list[dict[str, int]] | None:
             out.append({})
         out[i][r] = v
     return out
+
+
+def _checked(records: list[dict[str, int]] | None) -> tuple[dict[str, int], ...] | None:
+    """``check_progress(records, "assign_flavors")`` for the records :func:`_progress_arg`
+    built (a list of dicts: the generic iterable and mapping tests are known to pass), with the
+    same checks of every name and index, in the same order, and the same errors."""
+    if records is None:
+        return None
+    for record in records:
+        for resource, idx in record.items():
+            if type(resource) is not str or type(idx) is not int or idx < -1:
+                check_progress(records, "assign_flavors")  # raises, naming the first bad entry
+    return tuple(records)
 
 
 def _pins_arg(pins: Mapping[tuple[str, str], str] | None) -> dict[str, dict[str, str]] | None:
@@ -234,24 +249,29 @@ def _nomination(
     a: FlavorAssignment, targets: Sequence[Target], stamp: tuple[int, int, Hashable], memo: NominationMemo
 ) -> Nomination:
     # Both maps are built here for the nomination alone: frozen without a copy (owned_map).
-    tried: dict[tuple[int, str], int] = {(i, r): f.tried_flavor_idx for i, ps in enumerate(a.pod_sets) for r, f in ps.flavors.items()}
-    pins = owned_map({(ps.name, r): f.flavor for ps in a.pod_sets for r, f in ps.flavors.items()})
+    tried: dict[tuple[int, str], int] = {}
+    pins: dict[tuple[str, str], str] = {}
+    for i, ps in enumerate(a.pod_sets):
+        name = ps.name
+        for r, f in ps.flavors.items():
+            tried[(i, r)] = f.tried_flavor_idx
+            pins[(name, r)] = f.flavor
     mode = _MODES[a.mode]
     # The admission and the <F> text are read only when the head is admitted as nominated
     # (SC-AD-1, SC-EVT-1), i.e. for a Fit: most nominations of a busy cluster are not.
     fit = mode is Mode.FIT
-    return Nomination(
-        mode=mode,
-        borrowing=a.borrowing,
-        usage=a.usage,
-        targets=tuple(targets),
-        message=a.message,
-        no_fit_reason=a.no_fit_reason,
-        pod_sets=admission_pod_sets(a, memo) if fit else (),
+    return stored_nomination(
+        mode,
+        a.borrowing,
+        a.usage,  # the assigner's frozen map
+        tuple(targets),
+        "" if fit else a.message,  # FAS-21a: a Fit has no message
+        a.no_fit_reason,
+        admission_pod_sets(a, memo) if fit else (),
         # Stamped here, once: stamping a finished nomination copied it and its progress (SC-FR-3).
-        progress=ScanProgress(owned_map(tried), *stamp) if tried else None,
-        pins=pins,
-        flavors_considered=flavors_considered(a) if fit else "",
+        ScanProgress(owned_map(tried), *stamp) if tried else None,
+        owned_map(pins),
+        flavors_considered(a) if fit else "",
     )
 
 
@@ -326,7 +346,7 @@ def nominate_assignment(
         flavors={rf.name: rf for rf in flavors.values()},
         strategy=quota_check,
         counts=None,
-        progress=check_progress(prog, "assign_flavors"),
+        progress=_checked(prog),
         pinned=pinned,
         resource_order=memo.order_table(),
     )

@@ -18,8 +18,10 @@ from typing import Iterable
 
 import attrs
 
+from kueue_preempt._util.frozen import FrozenMap
 from kueue_preempt.errors import InvalidModel
 from kueue_preempt.model.flavors import PodSetSpec
+from kueue_preempt.model.resources import FlavorResource
 from kueue_preempt.model.workload import Condition, EvictionStat, PodSetUsage, Workload
 from kueue_preempt.model.workload import _conditions, _pod_sets, _quota_reserved_at, _spec_pod_sets
 
@@ -82,9 +84,34 @@ def with_admission(
     object.__setattr__(new, "conditions", _conditions(conditions))
     object.__setattr__(new, "evicted", w.evicted if evicted is None else evicted)
     # The defaults of the derived fields read pod_sets and reclaimable_pods, both set now.
-    object.__setattr__(new, "usage", Workload._usage(new))
-    object.__setattr__(new, "used_flavor_resources", Workload._used(new))
+    usage, used = _derived(new)
+    object.__setattr__(new, "usage", usage)
+    object.__setattr__(new, "used_flavor_resources", used)
     return new
+
+
+# The derived usage of an admission, by its (interned) pod-set tuple and reclaimable pods:
+# both are immutable and ``usage``/``used_flavor_resources`` are functions of them alone, and
+# a run admits the same few shapes over and over. Matched by identity (the entry holds both
+# objects, so their ids cannot be reused while it is stored); bounded, dropped when full.
+_DERIVED: dict[
+    tuple[int, int], tuple[tuple[PodSetUsage, ...], object, FrozenMap[FlavorResource, int], frozenset[FlavorResource]]
+] = {}
+_DERIVED_LIMIT = 4096
+
+
+def _derived(new: Workload) -> tuple[FrozenMap[FlavorResource, int], frozenset[FlavorResource]]:
+    """``(Workload._usage(new), Workload._used(new))``, shared with an equal earlier admission."""
+    pod_sets, reclaimable = new.pod_sets, new.reclaimable_pods
+    key = (id(pod_sets), id(reclaimable))
+    found = _DERIVED.get(key)
+    if found is not None and found[0] is pod_sets and found[1] is reclaimable:
+        return found[2], found[3]
+    usage, used = Workload._usage(new), Workload._used(new)
+    if len(_DERIVED) >= _DERIVED_LIMIT:
+        _DERIVED.clear()
+    _DERIVED[key] = (pod_sets, reclaimable, usage, used)
+    return usage, used
 
 
 _BUT_SPECS = tuple(n for n in _FIELDS if n != "spec_pod_sets")

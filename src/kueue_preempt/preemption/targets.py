@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from kueue_preempt.preemption.common.context import check_decision_args
+from kueue_preempt.preemption.common.context import check_decision_args, check_pending
 from kueue_preempt.preemption.classic import checked_classic_targets
 from kueue_preempt.model.config import PreemptionConfig
 from kueue_preempt.preemption.fairsharing import fair_targets
@@ -12,7 +12,7 @@ from kueue_preempt.model import Assignment, Target, Workload
 from kueue_preempt.preemption.common.trace import DecisionTrace
 from kueue_preempt.snapshot.quota import Snapshot
 
-__all__ = ["get_targets"]
+__all__ = ["get_targets", "own_arguments_targets"]
 
 
 def get_targets(
@@ -43,4 +43,22 @@ def get_targets(
     check_decision_args("get_targets", preemptor, cluster_queue, assignment, snapshot, config, now, trace)
     if config.fair_sharing is not None:
         return fair_targets(preemptor, cluster_queue, assignment, snapshot, config=config, now=now, trace=trace)
+    return checked_classic_targets(preemptor, cluster_queue, assignment, snapshot, config=config, now=now, trace=trace)
+
+
+def own_arguments_targets(
+    preemptor: Workload,
+    cluster_queue: str,
+    assignment: Assignment,
+    snapshot: Snapshot,
+    config: PreemptionConfig,
+    now: datetime | None,
+    trace: DecisionTrace | None,
+) -> list[Target]:
+    """:func:`get_targets` for a caller whose arguments are models it holds itself (the
+    scheduler's nominations, FA-6 and SC-NOM-2): the type checks of the public entry point
+    are skipped, the GT-1 check that the preemptor is pending is kept. Same result."""
+    if config.fair_sharing is not None:
+        return get_targets(preemptor, cluster_queue, assignment, snapshot, config=config, now=now, trace=trace)
+    check_pending("get_targets", preemptor, snapshot)
     return checked_classic_targets(preemptor, cluster_queue, assignment, snapshot, config=config, now=now, trace=trace)

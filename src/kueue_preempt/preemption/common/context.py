@@ -19,10 +19,11 @@ from kueue_preempt.snapshot.entries import Entry
 from kueue_preempt.preemption.common.ordering import SortKey, sort_key
 from kueue_preempt.preemption.common.policy import order_timestamp, policy_allows
 from kueue_preempt.model.priority import effective_priority
+from kueue_preempt.model.time import ZERO_TIME
 from kueue_preempt.snapshot.quota import FitTest, QuotaNode, Snapshot
 from kueue_preempt.preemption.common.trace import DecisionTrace, Verdict
 
-__all__ = ["DecisionContext", "Candidate", "workloads_in_order", "check_decision_args", "NO_PRIORITY"]
+__all__ = ["DecisionContext", "Candidate", "workloads_in_order", "check_decision_args", "check_pending", "NO_PRIORITY"]
 
 # Below every priority: a bound that admits nothing (POL-4, ``Never``).
 NO_PRIORITY = -(1 << 80)
@@ -47,9 +48,13 @@ def check_decision_args(
     arg(config, PreemptionConfig, function, "config")
     optional_arg(now, datetime, function, "now")
     optional_arg(trace, DecisionTrace, function, "trace")
-    # GT-1: the preemptor is pending, not in the snapshot. An admitted one (by namespace/name)
-    # would be its own candidate and could be returned as its own target.
     assert isinstance(preemptor, Workload) and isinstance(snapshot, Snapshot)
+    check_pending(function, preemptor, snapshot)
+
+
+def check_pending(function: str, preemptor: Workload, snapshot: Snapshot) -> None:
+    """GT-1: the preemptor is pending, not in the snapshot. An admitted one (by namespace/name)
+    would be its own candidate and could be returned as its own target."""
     holder = snapshot.admitted_in(preemptor.key)
     if holder is not None:
         raise InvalidArgument(
@@ -116,7 +121,8 @@ class DecisionContext:
         # Under AFS the comparator needs the name orders of CL-GEN-7a, so walks stay full.
         self.fast = trace is None and not config.admission_fair_sharing
         self.priority = effective_priority(preemptor, boost_enabled=config.priority_boost)
-        self.queue_time = order_timestamp(preemptor, config)
+        # POL-5's queue-order time, read by LowerOrNewerEqualPriority only: computed then.
+        self._queue_time: datetime | None = None
         self.protect_non_preemptible = config.non_preemptible_enabled
         preemptor_np = is_non_preemptible(preemptor, snapshot, config)
         # NP-7: an NP preemptor that would break NP-6 cannot be helped by preemption,
@@ -128,6 +134,14 @@ class DecisionContext:
         self.must_not_borrow = preemptor_np and config.non_preemptible_mode is NonPreemptibleMode.STRICT
         self._fit_test: FitTest | None = None  # built by the first fits()
         self._single_fr = next(iter(self.frnp)) if len(self.frnp) == 1 else None
+
+    @property
+    def queue_time(self) -> datetime:
+        """The preemptor's queue-order timestamp (POL-5), computed on first use."""
+        found = self._queue_time
+        if found is None:
+            found = self._queue_time = order_timestamp(self.preemptor, self.config)
+        return found
 
     def blocked_by_np_quota(self) -> bool:
         """NP-7: the preemptor is non-preemptible and breaks NP-6, so no targets can help."""
@@ -169,10 +183,12 @@ class DecisionContext:
         candidate's (a scan of its conditions, POL-5) is computed only for that policy.
         """
         if policy is PreemptionPolicy.LOWER_OR_NEWER_EQUAL_PRIORITY:
-            candidate_time = order_timestamp(c.workload, self.config)
-        else:
-            candidate_time = self.queue_time
-        return policy_allows(policy, self.priority, c.priority, self.queue_time, candidate_time)
+            mine = self._queue_time  # read per candidate: the property only the first time
+            if mine is None:
+                mine = self.queue_time
+            return policy_allows(policy, self.priority, c.priority, mine, order_timestamp(c.workload, self.config))
+        # The other policies read no timestamp (POL-1, POL-3, POL-4): none is computed.
+        return policy_allows(policy, self.priority, c.priority, ZERO_TIME, ZERO_TIME)
 
     def fit_test(self) -> FitTest:
         """GT-5 for the preemptor's requests, prepared once per decision (:class:`FitTest`)."""
