@@ -63,7 +63,7 @@ class ShapeTable:
 
     def uncached(self, keys: frozenset[str]) -> AbstractSet[str]:
         """The keys of ``keys`` with no cached shape (one pass in C)."""
-        return keys - self._by_key.keys()
+        return keys.difference(self._by_key)  # O(len(keys)): a dict argument is probed, not iterated
 
     def trim(self, limit: int) -> None:
         """Drop everything once ``limit`` distinct shapes are interned (refilled on demand).
