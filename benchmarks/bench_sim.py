@@ -69,8 +69,6 @@ from kueue_preempt.sim.engine import SimulationOptions, SimulationResult
 from kueue_preempt.sim.arrivals.generate import ArrivalClass, GeneratorSpec, generate_arrivals
 from kueue_preempt.kperf.run import general_run
 from kueue_preempt.sim.run import simulate
-from kueue_preempt.sim.partition import simulate_partitioned
-from kueue_preempt.sweep.backends import LocalBackend
 from kueue_preempt.kperf.scenario import build_scenario, load_scenario
 from kueue_preempt.sim.output.timeline import Admitted, Arrived, Finished, Preempted, Released
 
@@ -430,6 +428,10 @@ def workload_hash(result: SimulationResult) -> str:
 def measure_l_tier_partitioned(cqs: int, workers: int | None = None, hashed: bool = False) -> dict[str, Any]:
     """The L-tier run split by root cohort on ``workers`` local processes (default: one per
     CPU): wall seconds, this process's CPU, each partition's CPU measured in its worker."""
+    # Imported here: the other runs also measure code from before the split existed.
+    from kueue_preempt.sim.partition import simulate_partitioned
+    from kueue_preempt.sweep.backends import LocalBackend
+
     state, dump, arrivals, build_s = l_tier_inputs(cqs)
     name = ("L-tier" if cqs == 100 else f"L-tier/{cqs}") + "/partitioned"
     w0, c0 = time.perf_counter(), time.process_time()
