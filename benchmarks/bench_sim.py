@@ -270,7 +270,8 @@ def _timed(name: str, cqs: int, arrivals: int, admitted: int, run: Callable[[], 
 # wrapped where the cycle looks them up; methods on their class.
 _BREAKDOWN = (
     ("kueue_preempt.cycle.step", "nominate", "nomination (SC-NOM-2)"),
-    ("kueue_preempt.cycle.nominate", "get_targets", "get_targets inside nominations"),
+    # The scheduler's oracle entry was get_targets before it skipped the public checks.
+    ("kueue_preempt.cycle.nominate", "own_arguments_targets|get_targets", "get_targets inside nominations"),
     ("kueue_preempt.cycle.step:CycleBookkeeping", "process", "processing an entry (SC-PE-*)"),
     ("kueue_preempt.cycle.step:CycleBookkeeping", "requeue", "requeue of a head not admitted (SC-RQ-5)"),
     ("kueue_preempt.cycle.step:CycleBookkeeping", "pop_heads", "popping the heads of a cycle (SC-CY-2)"),
@@ -290,6 +291,7 @@ def _install_breakdown() -> tuple[dict[str, list[float]], Callable[[], None]]:
         owner: Any = importlib.import_module(mod_name)
         if cls_name:
             owner = getattr(owner, cls_name)
+        attr = next((a for a in attr.split("|") if hasattr(owner, a)), attr)
         original = getattr(owner, attr)
         tally = tallies[label] = [0, 0.0]
 
