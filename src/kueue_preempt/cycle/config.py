@@ -41,8 +41,8 @@ class CycleConfig:
     so heads equal on every SC-ORD-1 criterion go by name (SC-ORD-2). An integer: each
     cycle's heads are shuffled by a generator seeded with (this seed, the cycle number) before
     the stable entry sort — Kueue's heads come from a Go map, in a random order every cycle,
-    and its unstable sort leaves full ties in no defined order. Same seed, same run
-    (decision kp-n)."""
+    and its unstable sort leaves full ties in no defined order. Same seed, same run; opt-in
+    because conformance and event hashes need the deterministic order."""
 
     @classmethod
     def of(

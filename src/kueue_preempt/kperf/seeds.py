@@ -5,7 +5,8 @@ with an unstable sort (``SC-ORD-2``); with :attr:`ScenarioOptions.head_order_see
 <kueue_preempt.kperf.run.ScenarioOptions.head_order_seed>` the simulator draws that order
 from a seed, so one seed is one possible run of Kueue's. :func:`run_seeds` runs the seeds
 ``first .. first + count - 1`` and :class:`SeedSpread` gives, per workload class and
-ClusterQueue class, the mean over the runs and the smallest and largest run (decision kp-n).
+ClusterQueue class, the mean over the runs and the smallest and largest run: a seeded model
+predicts a spread, not one figure.
 """
 
 from __future__ import annotations
