@@ -47,7 +47,7 @@ import gc
 import heapq
 import math
 from datetime import datetime, timedelta, timezone
-from typing import Callable, Iterable, Iterator, Protocol, Sequence, runtime_checkable
+from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 import attrs
 
@@ -87,6 +87,7 @@ __all__ = [
     "run_simulation",
     "fewer_collections",
     "root_keys",
+    "root_trees",
 ]
 
 
@@ -349,6 +350,15 @@ def root_keys(dump: ClusterDump) -> dict[str, str]:
     }
 
 
+def root_trees(roots: Mapping[str, str]) -> dict[str, list[str]]:
+    """Root key -> its ClusterQueues (sorted by name), from :func:`root_keys`: the queues
+    one requeue run covers (SC-IN-2)."""
+    trees: dict[str, list[str]] = {}
+    for cq, root in sorted(roots.items()):
+        trees.setdefault(root, []).append(cq)
+    return trees
+
+
 def _local_queue(namespace: str, name: str, cluster_queue: str) -> str:
     """The LocalQueue status key of a workload (its ClusterQueue when it names none)."""
     return f"{namespace}/{name}" if name else f"ClusterQueue/{cluster_queue}"
@@ -396,9 +406,7 @@ class _Loop:
         self.last_second = (_DATETIME_END - arrivals.start).total_seconds() - 86400.0
         self.progress = progress
         self.roots = root_keys(dump)
-        self.trees: dict[str, list[str]] = {}
-        for cq, root in sorted(self.roots.items()):
-            self.trees.setdefault(root, []).append(cq)
+        self.trees = root_trees(self.roots)
         self.timeline: list[Event] = []
         self.heap: list[tuple[float, int, int, object]] = []
         self.seq = 0

@@ -64,7 +64,7 @@ from kueue_preempt.policies.settings import PolicySettings
 from kueue_preempt.sim.arrivals.model import Arrival, Arrivals, ArrivalsFile
 from kueue_preempt.sim.arrivals.resolve import resolve_arrivals
 from kueue_preempt.sim.cycle_scheduler import CycleScheduler
-from kueue_preempt.sim.engine import CycleResult, SimulationOptions, SimulationResult, root_keys, run_simulation
+from kueue_preempt.sim.engine import CycleResult, SimulationOptions, SimulationResult, root_keys, root_trees, run_simulation
 from kueue_preempt.sim.output.timeline import Event, Inadmissible, Livelock
 from kueue_preempt.sim.run import simulate, with_policy
 
@@ -298,9 +298,7 @@ def partition_inputs(
     :func:`partition_refusal` (:func:`simulate_partitioned` does).
     """
     roots = root_keys(dump)
-    trees: dict[str, list[str]] = {}
-    for cq, key in sorted(roots.items()):
-        trees.setdefault(key, []).append(cq)
+    trees = root_trees(roots)
     cohort_root = _tree_of_cohorts(dump)
     lq_root = {q.key: roots.get(q.cluster_queue) for q in dump.local_queues}
 
